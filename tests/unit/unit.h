@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace unit tests (Check) for the smartio pure-logic code in lib/.
+ * Every suite is declared here and added to the runner in unit_main.c.
+ */
+#ifndef _SMARTIO_TESTS_UNIT_H
+#define _SMARTIO_TESTS_UNIT_H
+
+#include <check.h>
+
+Suite *fdid_suite(void);
+Suite *pci_addr_suite(void);
+
+#endif /* _SMARTIO_TESTS_UNIT_H */

@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+set -eu
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# The rig's own promise: an emulated NVMe per node.
+modprobe nvme
+for _ in $(seq 50); do
+	[ -b /dev/nvme0n1 ] && break
+	sleep 0.2
+done
+[ -b /dev/nvme0n1 ] || fail "no /dev/nvme0n1"
+
+modprobe smartio
+[ "$(cat /sys/module/smartio/initstate)" = live ] || fail "smartio not live"
+smartioctl version
+[ "$(smartioctl -j version)" = \
+  "{\"smartioctl\":\"$(cat /sys/module/smartio/version)\",\"module\":\"$(cat /sys/module/smartio/version)\"}" ] ||
+	fail "tool and module versions differ"
+vmctl barrier loaded
+
+modprobe -r smartio
+[ ! -e /sys/module/smartio ] || fail "smartio still loaded"
+smartioctl version | grep -q 'not loaded' || fail "smartioctl still sees the module"
+vmctl barrier unloaded
+echo "node$NODE: modules loaded and unloaded"
