@@ -5,7 +5,7 @@
  * Home of the cluster-wide device registry, fabric device ids and the
  * generic netlink family; the NTB layer, lender, borrower and mdev modules
  * all stand on it. It also carries the kernel-agnostic logic in lib/ and
- * exports it (see exports.c), so that logic exists once in the kernel.
+ * exports it, so that logic exists once in the kernel.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

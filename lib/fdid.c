@@ -43,6 +43,7 @@ int smartio_fdid_parse(const char *s, u32 *fdid)
 	*fdid = v;
 	return 0;
 }
+EXPORT_SYMBOL_GPL(smartio_fdid_parse);
 
 /**
  * smartio_fdid_format() - Format a fabric device id.
@@ -72,3 +73,4 @@ int smartio_fdid_format(u32 fdid, char *buf, size_t len)
 	buf[n] = '\0';
 	return (int)n;
 }
+EXPORT_SYMBOL_GPL(smartio_fdid_format);

@@ -89,6 +89,7 @@ int smartio_pci_addr_parse(const char *s, struct smartio_pci_addr *out)
 	out->fn = (u8)fn;
 	return 0;
 }
+EXPORT_SYMBOL_GPL(smartio_pci_addr_parse);
 
 /**
  * smartio_pci_addr_format() - Format a PCI function address.
@@ -132,3 +133,4 @@ int smartio_pci_addr_format(const struct smartio_pci_addr *a, char *buf,
 	buf[pos] = '\0';
 	return (int)pos;
 }
+EXPORT_SYMBOL_GPL(smartio_pci_addr_format);
