@@ -40,7 +40,7 @@ programs := $(BUILD)/bin/smartioctl
 unit := $(BUILD)/tests/unit/smartio-unit
 
 
-.PHONY: all modules programs unit deps check demo vm-image install clean
+.PHONY: all ntb-core modules programs unit deps check demo vm-image install clean
 
 all: modules programs unit
 
@@ -49,8 +49,19 @@ all: modules programs unit
 # every build.
 KBUILD_OPTS = M=$(CURDIR) $(if $(wildcard $(KDIR)/vmlinux),,CONFIG_DEBUG_INFO_BTF_MODULES=)
 
-modules:
-	$(MAKE) -C $(KDIR) $(KBUILD_OPTS) modules
+# Debian's kernel has no NTB core: build it (and the upstream NTB clients)
+# from its source package, and link our modules against its symbols.
+# build/ntb-core holds the directory, or "builtin" where KDIR has CONFIG_NTB.
+NTB_CORE = $(shell cat $(BUILD)/ntb-core)
+NTB_SYMBOLS = $(if $(filter builtin,$(NTB_CORE)),,KBUILD_EXTRA_SYMBOLS=$(NTB_CORE)/Module.symvers)
+
+ntb-core:
+	@mkdir -p $(BUILD)
+	scripts/build-ntb-core $(KDIR) >$(BUILD)/ntb-core.tmp
+	@mv $(BUILD)/ntb-core.tmp $(BUILD)/ntb-core
+
+modules: ntb-core
+	$(MAKE) -C $(KDIR) $(KBUILD_OPTS) $(NTB_SYMBOLS) modules
 
 programs: $(programs)
 unit: $(unit)

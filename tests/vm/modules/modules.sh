@@ -28,3 +28,16 @@ modprobe -r smartio
 smartioctl version | grep -q 'not loaded' || fail "smartioctl still sees the module"
 vmctl barrier unloaded
 echo "node$NODE: modules loaded and unloaded"
+
+# The NTB core and the upstream clients (built by scripts/build-ntb-core
+# where the kernel lacks them) load and unload cleanly with no NTB present.
+# (ntb_netdev is left out: it refuses to load, by design, until an NTB
+# transport device exists.)
+for m in ntb_tool ntb_perf ntb_pingpong ntb_transport; do
+	modprobe "$m" || fail "modprobe $m"
+done
+for m in ntb_tool ntb_perf ntb_pingpong ntb_transport ntb; do
+	rmmod "$m" || fail "rmmod $m"
+done
+[ ! -e /sys/module/ntb ] || fail "ntb still loaded"
+vmctl barrier ntb-core
