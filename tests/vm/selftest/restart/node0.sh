@@ -1,0 +1,8 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Must PASS: kill node1 mid-script, then meet its second boot.
+set -e
+vmctl barrier ready
+vmctl kill 1
+vmctl barrier back
+[ "$(vmctl get node1-boot)" = 2 ]
