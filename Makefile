@@ -86,10 +86,13 @@ deps:
 	@scripts/deps
 
 # The emulated cluster boots the reference kernel, so check and demo build
-# the modules for it whatever KDIR says.
+# the modules for it whatever KDIR says, and runs a QEMU with the emulated
+# NTB (build/qemu names it; built from Debian's source by scripts/build-qemu).
 vm-image: deps
 	$(MAKE) KDIR=$(REF_KDIR) all
 	tests/vm/mkinitramfs $(BUILD)/vm/base.cpio
+	scripts/build-qemu >$(BUILD)/qemu.tmp
+	@mv $(BUILD)/qemu.tmp $(BUILD)/qemu
 
 check: vm-image
 	@tests/check

@@ -1,0 +1,25 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The victim: receives traffic until node0 kills it, then boots again.
+set -eu
+. ./ntb.sh
+
+modprobe ntb_hw_smartio
+port=$(ntb_ports)
+modprobe ntb_netdev
+wait_until 30 ntb_netdev_if "$port" >/dev/null || fail "ntb_netdev made no interface"
+ifname=$(ntb_netdev_if "$port")
+ip link set "$ifname" up
+ip addr add 169.254.77.2/24 dev "$ifname"
+
+if [ "$BOOT" = 1 ]; then
+	nc -l -p 7777 >/dev/null &
+	wait_until 60 has_carrier "$ifname" || fail "$ifname never got a carrier"
+	vmctl barrier up
+	sleep 100000	# until node0 kills this VM
+	exit 1
+fi
+
+vmctl barrier rebooted
+wait_until 120 has_carrier "$ifname" || fail "link did not come back"
+vmctl barrier finished
