@@ -10,5 +10,8 @@
 
 Suite *fdid_suite(void);
 Suite *pci_addr_suite(void);
+Suite *window_suite(void);
+Suite *msg_suite(void);
+Suite *ring_suite(void);
 
 #endif /* _SMARTIO_TESTS_UNIT_H */

@@ -15,6 +15,9 @@ int main(void)
 
 	sr = srunner_create(fdid_suite());
 	srunner_add_suite(sr, pci_addr_suite());
+	srunner_add_suite(sr, window_suite());
+	srunner_add_suite(sr, msg_suite());
+	srunner_add_suite(sr, ring_suite());
 
 	srunner_run_all(sr, CK_VERBOSE);
 	failed = srunner_ntests_failed(sr);
