@@ -2,10 +2,8 @@
 # shellcheck shell=sh
 set -eu
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+# shellcheck source=../guest/testlib.sh
+. /usr/local/lib/vmtest/testlib.sh
 
 # The rig's own promise: an emulated NVMe per node.
 modprobe nvme

@@ -3,29 +3,13 @@
 #
 # Helpers for tests of the emulated NTB, sourced by node scripts.
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+# shellcheck source=../guest/testlib.sh
+. /usr/local/lib/vmtest/testlib.sh
 
 # The PCI names of the emulated NTB ports on this node, one per line.
 ntb_ports() {
-	for d in /sys/bus/pci/devices/*; do
-		[ "$(cat "$d/vendor")" = 0x1234 ] &&
-			[ "$(cat "$d/device")" = 0x4e54 ] && basename "$d"
-	done
-	return 0
-}
-
-# wait_until SECONDS COMMAND...: polls COMMAND every 0.2 s; fails when it
-# has not succeeded in time.
-wait_until() {
-	limit=$(($1 * 5))
-	shift
-	while ! "$@"; do
-		limit=$((limit - 1))
-		[ $limit -gt 0 ] || return 1
-		sleep 0.2
+	for d in $(pci_devices 0x1234 0x4e54); do
+		basename "$d"
 	done
 }
 

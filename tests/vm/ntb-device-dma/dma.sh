@@ -27,11 +27,7 @@ EDU_TO_RAM=0x3		# RUN, direction 1: buffer -> bus address
 
 # The PCI device of edu.
 edu_device() {
-	for d in /sys/bus/pci/devices/*; do
-		[ "$(cat "$d/vendor")" = 0x1234 ] &&
-			[ "$(cat "$d/device")" = 0x11e8 ] && echo "$d"
-	done
-	return 0
+	pci_devices 0x1234 0x11e8
 }
 
 # edu_dma BAR CMD SRC DST: one DMA of LEN bytes, waiting for its end.

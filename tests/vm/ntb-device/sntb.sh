@@ -26,18 +26,12 @@ LUT_ADDR() { printf '0x%x' $((0x8000 + 0x10 * $1)); }
 LUT_PORT() { printf '0x%x' $((0x8008 + 0x10 * $1)); }
 LINK_UP=0x40301	# UP, gen 3, x4
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+# shellcheck source=../guest/testlib.sh
+. /usr/local/lib/vmtest/testlib.sh
 
 # The PCI devices of the emulated NTB, one per line.
 sntb_devices() {
-	for d in /sys/bus/pci/devices/*; do
-		[ "$(cat "$d/vendor")" = 0x1234 ] &&
-			[ "$(cat "$d/device")" = 0x4e54 ] && echo "$d"
-	done
-	return 0
+	pci_devices 0x1234 0x4e54
 }
 
 # Start address of BAR $2 of device $1.

@@ -7,10 +7,8 @@
 # through ntb_hw_smartio and the upstream NTB core.
 set -eu
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+# shellcheck source=../guest/testlib.sh
+. /usr/local/lib/vmtest/testlib.sh
 
 # PCI probing is synchronous: both NTB devices exist once this returns.
 modprobe ntb_hw_smartio
