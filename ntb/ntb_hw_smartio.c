@@ -71,6 +71,8 @@ struct sntb_dev {
 	resource_size_t lut_size;
 	phys_addr_t lut_base;
 
+	bool link_logged_up;	/* last link state logged; link ISR only */
+
 	char link_name[32];
 	struct sntb_db_vec db_vec[SNTB_DB_COUNT];
 };
@@ -585,9 +587,23 @@ static irqreturn_t sntb_link_isr(int irq, void *dev)
 {
 	struct sntb_dev *sndev = dev;
 
+	int peer_port;
+	bool up;
+
 	/* Acknowledge first, so that a change after this read is not lost. */
 	sntb_write(sndev, SNTB_LINK_EVENT, SNTB_LINK_EVENT_CHANGED);
-	sntb_peer_port(sndev);
+	peer_port = sntb_peer_port(sndev);
+	up = sntb_link_up(sndev);
+
+	/* One line per change: losing a peer must show in the log. */
+	if (up != sndev->link_logged_up) {
+		sndev->link_logged_up = up;
+		if (up)
+			dev_info(&sndev->ntb.pdev->dev, "link up to port %d\n",
+				 peer_port);
+		else
+			dev_info(&sndev->ntb.pdev->dev, "link down\n");
+	}
 	ntb_link_event(&sndev->ntb);
 
 	return IRQ_HANDLED;

@@ -27,7 +27,9 @@ vmctl kill 1
 echo "node0: killed node1 mid-traffic"
 
 wait_until 10 no_carrier "$ifname" || fail "link still up 10 s after the peer died"
-echo "node0: link down seen"
+dmesg | grep -q "ntb_hw_smartio $port: link down" ||
+	fail "the kernel did not log the link going down"
+echo "node0: link down seen and logged"
 kill "$pinger" "$sender" 2>/dev/null || true
 wait "$pinger" "$sender" 2>/dev/null || true
 
