@@ -106,6 +106,17 @@ typedef struct SntbWaiter {
     bool ok;
 } SntbWaiter;
 
+/*
+ * One of the two apertures (BAR 2, direct windows; BAR 4, the LUT): both
+ * forward an access to the peer, they differ only in how an offset in the
+ * BAR becomes a target on the wire.
+ */
+typedef struct SntbAperture {
+    SmartioNTBState *s;
+    const char *bar;
+    bool (*target)(SmartioNTBState *s, hwaddr addr, uint64_t *target);
+} SntbAperture;
+
 struct SmartioNTBState {
     PCIDevice parent_obj;
 
@@ -122,6 +133,8 @@ struct SmartioNTBState {
     MemoryRegion regs;
     MemoryRegion direct;
     MemoryRegion lut;
+    SntbAperture direct_aperture;
+    SntbAperture lut_aperture;
 
     /* Registers, under the BQL (the mirrors marked L under lock, too) */
     uint32_t link_ctrl;
@@ -641,67 +654,34 @@ static void sntb_window_write(SmartioNTBState *s, uint64_t target,
     }
 }
 
-static uint64_t sntb_direct_read(void *opaque, hwaddr addr, unsigned size)
+static uint64_t sntb_aperture_read(void *opaque, hwaddr addr, unsigned size)
 {
-    SmartioNTBState *s = opaque;
+    SntbAperture *ap = opaque;
     uint64_t target;
 
-    if (sntb_refuse_in_rx(s, "BAR2", addr) ||
-        !sntb_direct_target(s, addr, &target)) {
+    if (sntb_refuse_in_rx(ap->s, ap->bar, addr) ||
+        !ap->target(ap->s, addr, &target)) {
         return ~0ULL;
     }
-    return sntb_window_read(s, target, size);
+    return sntb_window_read(ap->s, target, size);
 }
 
-static void sntb_direct_write(void *opaque, hwaddr addr, uint64_t val,
-                              unsigned size)
+static void sntb_aperture_write(void *opaque, hwaddr addr, uint64_t val,
+                                unsigned size)
 {
-    SmartioNTBState *s = opaque;
+    SntbAperture *ap = opaque;
     uint64_t target;
 
-    if (sntb_refuse_in_rx(s, "BAR2", addr) ||
-        !sntb_direct_target(s, addr, &target)) {
+    if (sntb_refuse_in_rx(ap->s, ap->bar, addr) ||
+        !ap->target(ap->s, addr, &target)) {
         return;
     }
-    sntb_window_write(s, target, val, size);
+    sntb_window_write(ap->s, target, val, size);
 }
 
-static uint64_t sntb_lut_read(void *opaque, hwaddr addr, unsigned size)
-{
-    SmartioNTBState *s = opaque;
-    uint64_t target;
-
-    if (sntb_refuse_in_rx(s, "BAR4", addr) ||
-        !sntb_lut_target(s, addr, &target)) {
-        return ~0ULL;
-    }
-    return sntb_window_read(s, target, size);
-}
-
-static void sntb_lut_write(void *opaque, hwaddr addr, uint64_t val,
-                           unsigned size)
-{
-    SmartioNTBState *s = opaque;
-    uint64_t target;
-
-    if (sntb_refuse_in_rx(s, "BAR4", addr) ||
-        !sntb_lut_target(s, addr, &target)) {
-        return;
-    }
-    sntb_window_write(s, target, val, size);
-}
-
-static const MemoryRegionOps sntb_direct_ops = {
-    .read = sntb_direct_read,
-    .write = sntb_direct_write,
-    .endianness = DEVICE_LITTLE_ENDIAN,
-    .valid = { .min_access_size = 1, .max_access_size = 8 },
-    .impl = { .min_access_size = 1, .max_access_size = 8 },
-};
-
-static const MemoryRegionOps sntb_lut_ops = {
-    .read = sntb_lut_read,
-    .write = sntb_lut_write,
+static const MemoryRegionOps sntb_aperture_ops = {
+    .read = sntb_aperture_read,
+    .write = sntb_aperture_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
     .valid = { .min_access_size = 1, .max_access_size = 8 },
     .impl = { .min_access_size = 1, .max_access_size = 8 },
@@ -1161,12 +1141,14 @@ static void sntb_realize(PCIDevice *pdev, Error **errp)
     for (int i = 0; i < SNTB_VEC_COUNT; i++) {
         msix_vector_use(pdev, i);
     }
-    memory_region_init_io(&s->direct, OBJECT(s), &sntb_direct_ops, s,
-                          "smartio-ntb-direct",
+    s->direct_aperture = (SntbAperture) { s, "BAR2", sntb_direct_target };
+    s->lut_aperture = (SntbAperture) { s, "BAR4", sntb_lut_target };
+    memory_region_init_io(&s->direct, OBJECT(s), &sntb_aperture_ops,
+                          &s->direct_aperture, "smartio-ntb-direct",
                           pow2ceil(s->direct_windows * s->direct_size));
     pci_register_bar(pdev, SNTB_BAR_DIRECT, bar_flags, &s->direct);
-    memory_region_init_io(&s->lut, OBJECT(s), &sntb_lut_ops, s,
-                          "smartio-ntb-lut",
+    memory_region_init_io(&s->lut, OBJECT(s), &sntb_aperture_ops,
+                          &s->lut_aperture, "smartio-ntb-lut",
                           pow2ceil(s->lut_entries * s->lut_entry_size));
     pci_register_bar(pdev, SNTB_BAR_LUT, bar_flags, &s->lut);
 
