@@ -736,25 +736,6 @@ static bool sntb_read_full(int fd, void *buf, size_t len)
     return true;
 }
 
-static bool sntb_write_full(int fd, const void *buf, size_t len)
-{
-    const uint8_t *p = buf;
-
-    while (len) {
-        ssize_t r = send(fd, p, len, MSG_NOSIGNAL);
-
-        if (r < 0 && errno == EINTR) {
-            continue;
-        }
-        if (r <= 0) {
-            return false;
-        }
-        p += r;
-        len -= r;
-    }
-    return true;
-}
-
 /* Handle one message, with the BQL (except READ_REPLY). */
 static void sntb_handle(SmartioNTBState *s, SntbMsgHdr *h, uint8_t *payload)
 {
@@ -1017,7 +998,8 @@ static void *sntb_send_thread(void *opaque)
         s->sending = true;
         qemu_mutex_unlock(&s->lock);
 
-        sntb_write_full(fd, m->data, m->size);
+        /* A dead peer shows as EOF on the receive side (SIGPIPE is ignored). */
+        qemu_send_full(fd, m->data, m->size);
         g_free(m);
 
         qemu_mutex_lock(&s->lock);

@@ -41,12 +41,7 @@ fi
 vmctl barrier perf-done
 rmmod ntb_perf
 
-modprobe ntb_netdev
-wait_until 30 ntb_netdev_if "$port" >/dev/null || fail "ntb_netdev made no interface"
-ifname=$(ntb_netdev_if "$port")
-ip link set "$ifname" up
-# Link-local addresses: the link is the emulated NTB, nothing else.
-ip addr add "169.254.77.$((NODE + 1))/24" dev "$ifname"
+ifname=$(ntb_netdev_up "$port" "169.254.77.$((NODE + 1))")
 wait_until 60 has_carrier "$ifname" || fail "$ifname never got a carrier"
 vmctl barrier netdev-up
 ping -c 3 -W 5 "169.254.77.$((peer + 1))" || fail "no ping over ntb_netdev"

@@ -31,3 +31,15 @@ has_carrier() {
 no_carrier() {
 	! has_carrier "$1"
 }
+
+# ntb_netdev_up PORT ADDRESS: loads ntb_netdev, brings up its interface for
+# PORT with ADDRESS (link-local: the link is the emulated NTB, nothing
+# else) and prints the interface's name. Does not wait for a carrier.
+ntb_netdev_up() {
+	modprobe ntb_netdev
+	wait_until 30 ntb_netdev_if "$1" >/dev/null || fail "ntb_netdev made no interface"
+	ifname=$(ntb_netdev_if "$1")
+	ip link set "$ifname" up
+	ip addr add "$2/24" dev "$ifname"
+	echo "$ifname"
+}

@@ -9,11 +9,7 @@ set -eu
 
 modprobe ntb_hw_smartio
 port=$(ntb_ports)
-modprobe ntb_netdev
-wait_until 30 ntb_netdev_if "$port" >/dev/null || fail "ntb_netdev made no interface"
-ifname=$(ntb_netdev_if "$port")
-ip link set "$ifname" up
-ip addr add 169.254.77.1/24 dev "$ifname"
+ifname=$(ntb_netdev_up "$port" 169.254.77.1)
 wait_until 60 has_carrier "$ifname" || fail "$ifname never got a carrier"
 vmctl barrier up
 
@@ -35,11 +31,7 @@ wait "$pinger" "$sender" 2>/dev/null || true
 
 # Clients stop cleanly, and come back.
 rmmod ntb_netdev ntb_transport || fail "clients did not unload after link loss"
-modprobe ntb_netdev
-wait_until 30 ntb_netdev_if "$port" >/dev/null || fail "ntb_netdev made no interface"
-ifname=$(ntb_netdev_if "$port")
-ip link set "$ifname" up
-ip addr add 169.254.77.1/24 dev "$ifname"
+ifname=$(ntb_netdev_up "$port" 169.254.77.1)
 
 vmctl barrier rebooted
 wait_until 120 has_carrier "$ifname" || fail "link did not come back"

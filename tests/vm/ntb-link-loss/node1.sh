@@ -6,11 +6,7 @@ set -eu
 
 modprobe ntb_hw_smartio
 port=$(ntb_ports)
-modprobe ntb_netdev
-wait_until 30 ntb_netdev_if "$port" >/dev/null || fail "ntb_netdev made no interface"
-ifname=$(ntb_netdev_if "$port")
-ip link set "$ifname" up
-ip addr add 169.254.77.2/24 dev "$ifname"
+ifname=$(ntb_netdev_up "$port" 169.254.77.2)
 
 if [ "$BOOT" = 1 ]; then
 	nc -l -p 7777 >/dev/null &
