@@ -11,16 +11,26 @@
 
 #include <linux/module.h>
 
+#include "core_priv.h"
 #include "smartio/version.h"
 
 static int __init smartio_init(void)
 {
+	int ret;
+
+	ret = smartio_nl_init();
+	if (ret) {
+		pr_err("cannot register the generic netlink family: %d\n", ret);
+		return ret;
+	}
+
 	pr_info("core %s loaded\n", SMARTIO_VERSION);
 	return 0;
 }
 
 static void __exit smartio_exit(void)
 {
+	smartio_nl_exit();
 	pr_info("core unloaded\n");
 }
 

@@ -21,8 +21,20 @@ static const struct nla_policy smartio_adapter_set_nl_policy[SMARTIO_A_ADAPTER_N
 	[SMARTIO_A_ADAPTER_NODE_ID] = NLA_POLICY_MIN(NLA_U16, 1),
 };
 
+/* SMARTIO_CMD_NODE_PING */
+static struct netlink_range_validation smartio_node_ping_nl_policy_count_range = {
+	.min = 1,
+	.max = 1000000,
+};
+
+static const struct nla_policy smartio_node_ping_nl_policy[SMARTIO_A_PING_SIZE + 1] = {
+	[SMARTIO_A_PING_NODE_ID] = NLA_POLICY_MIN(NLA_U16, 1),
+	[SMARTIO_A_PING_COUNT] = NLA_POLICY_FULL_RANGE(NLA_U32, &smartio_node_ping_nl_policy_count_range),
+	[SMARTIO_A_PING_SIZE] = NLA_POLICY_MAX(NLA_U32, 4072),
+};
+
 /* Ops table for the family */
-const struct genl_ops smartio_nl_ops[4] = {
+const struct genl_ops smartio_nl_ops[5] = {
 	{
 		.cmd		= SMARTIO_CMD_ADAPTER_GET,
 		.doit		= smartio_nl_adapter_get_doit,
@@ -40,6 +52,12 @@ const struct genl_ops smartio_nl_ops[4] = {
 	{
 		.cmd		= SMARTIO_CMD_NODE_GET,
 		.dumpit		= smartio_nl_node_get_dumpit,
+	},
+	{
+		.cmd		= SMARTIO_CMD_NODE_PING,
+		.doit		= smartio_nl_node_ping_doit,
+		.policy		= smartio_node_ping_nl_policy,
+		.maxattr	= SMARTIO_A_PING_SIZE,
 	},
 	{
 		.cmd		= SMARTIO_CMD_SEGMENT_GET,

@@ -20,6 +20,8 @@ int smartio_nl_adapter_set_doit(struct sk_buff *skb,
 				struct genl_info *info);
 int smartio_nl_node_get_dumpit(struct sk_buff *skb,
 			       struct netlink_callback *cb);
+int smartio_nl_node_ping_doit(struct sk_buff *skb,
+			      struct genl_info *info);
 int smartio_nl_segment_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb);
 
@@ -27,7 +29,7 @@ enum {
 	SMARTIO_NLGRP_MONITOR,
 };
 
-extern const struct genl_ops smartio_nl_ops[4];
+extern const struct genl_ops smartio_nl_ops[5];
 extern const struct genl_multicast_group smartio_nl_mcgrps[1];
 
 #endif /* _SMARTIO_NETLINK_GEN_H */

@@ -95,6 +95,37 @@ static const struct smartio_nl_attr smartio_nl_node_attrs[SMARTIO_A_NODE_MAX + 1
 		.enum_names = smartio_nl_peer_state_names,
 		.enum_count = SMARTIO_NL_ARRAY_SIZE(smartio_nl_peer_state_names),
 	},
+	[SMARTIO_A_NODE_PORT] = {
+		.type = MNL_TYPE_U32,
+		.name = "port",
+	},
+};
+
+static const struct smartio_nl_attr smartio_nl_ping_attrs[SMARTIO_A_PING_MAX + 1] = {
+	[SMARTIO_A_PING_NODE_ID] = {
+		.type = MNL_TYPE_U16,
+		.name = "node-id",
+	},
+	[SMARTIO_A_PING_COUNT] = {
+		.type = MNL_TYPE_U32,
+		.name = "count",
+	},
+	[SMARTIO_A_PING_SIZE] = {
+		.type = MNL_TYPE_U32,
+		.name = "size",
+	},
+	[SMARTIO_A_PING_RECEIVED] = {
+		.type = MNL_TYPE_U32,
+		.name = "received",
+	},
+	[SMARTIO_A_PING_TIME_NS] = {
+		.type = MNL_TYPE_U64,
+		.name = "time-ns",
+	},
+	[SMARTIO_A_PING_PAD] = {
+		.type = MNL_TYPE_UNSPEC,
+		.name = "pad",
+	},
 };
 
 static const struct smartio_nl_attr smartio_nl_segment_attrs[SMARTIO_A_SEGMENT_MAX + 1] = {
@@ -124,9 +155,12 @@ static const char * const smartio_nl_cmd_names[] = {
 	[SMARTIO_CMD_ADAPTER_GET] = "adapter-get",
 	[SMARTIO_CMD_ADAPTER_SET] = "adapter-set",
 	[SMARTIO_CMD_NODE_GET] = "node-get",
+	[SMARTIO_CMD_NODE_PING] = "node-ping",
 	[SMARTIO_CMD_SEGMENT_GET] = "segment-get",
 	[SMARTIO_CMD_NODE_JOIN_NTF] = "node-join-ntf",
 	[SMARTIO_CMD_NODE_LEAVE_NTF] = "node-leave-ntf",
+	[SMARTIO_CMD_LINK_UP_NTF] = "link-up-ntf",
+	[SMARTIO_CMD_LINK_DOWN_NTF] = "link-down-ntf",
 };
 
 #endif /* _SMARTIO_TOOLS_NETLINK_GEN_H */

@@ -64,9 +64,31 @@ enum {
 	/* Index of the adapter the node is reached through. */
 	SMARTIO_A_NODE_ADAPTER,
 	SMARTIO_A_NODE_STATE,
+	/* The node's NTB port number. */
+	SMARTIO_A_NODE_PORT,
 
 	__SMARTIO_A_NODE_MAX,
 	SMARTIO_A_NODE_MAX = (__SMARTIO_A_NODE_MAX - 1)
+};
+
+/*
+ * Round trips over the kernel-to-kernel messaging channel.
+ */
+enum {
+	/* Node to ping. */
+	SMARTIO_A_PING_NODE_ID = 1,
+	/* Round trips to make, one after the other. */
+	SMARTIO_A_PING_COUNT,
+	/* Payload bytes of each request, echoed in its response. */
+	SMARTIO_A_PING_SIZE,
+	/* Responses received, each checked against its request. */
+	SMARTIO_A_PING_RECEIVED,
+	/* Time the round trips took, in nanoseconds. */
+	SMARTIO_A_PING_TIME_NS,
+	SMARTIO_A_PING_PAD,
+
+	__SMARTIO_A_PING_MAX,
+	SMARTIO_A_PING_MAX = (__SMARTIO_A_PING_MAX - 1)
 };
 
 /*
@@ -88,9 +110,12 @@ enum {
 	SMARTIO_CMD_ADAPTER_GET = 1,
 	SMARTIO_CMD_ADAPTER_SET,
 	SMARTIO_CMD_NODE_GET,
+	SMARTIO_CMD_NODE_PING,
 	SMARTIO_CMD_SEGMENT_GET,
 	SMARTIO_CMD_NODE_JOIN_NTF,
 	SMARTIO_CMD_NODE_LEAVE_NTF,
+	SMARTIO_CMD_LINK_UP_NTF,
+	SMARTIO_CMD_LINK_DOWN_NTF,
 
 	__SMARTIO_CMD_MAX,
 	SMARTIO_CMD_MAX = (__SMARTIO_CMD_MAX - 1)

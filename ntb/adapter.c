@@ -9,26 +9,28 @@
  *
  *	DOWN     the link to the peer is down;
  *	LINK_UP  the link is up, the handshake is under way (or was refused);
- *	JOINED   the peer is a node of the cluster: its node id is known.
+ *	JOINED   the peer is a node of the cluster: its node id is known,
+ *	         and the messaging channel to it (msg.c) is open.
  *
- * Until smartio has its netlink interface, the adapters and their peers are
- * shown in debugfs, in <debugfs>/smartio/adapters.
+ * Adapters and peers are registered with the core module (smartio/
+ * fabric.h), whose netlink family shows them and multicasts their changes;
+ * for debugging they are also shown in <debugfs>/smartio/adapters.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
 #include <linux/idr.h>
-#include <linux/list.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
-#include <linux/ntb.h>
+#include <linux/netlink.h>
 #include <linux/overflow.h>
 #include <linux/pci.h>
 #include <linux/random.h>
+#include <linux/rculist.h>
 #include <linux/seq_file.h>
-#include <linux/workqueue.h>
 
+#include "smartio/ntb.h"
 #include "smartio/version.h"
+#include "smartio_ntb_priv.h"
 
 /*
  * Handshake wire protocol (version 1)
@@ -50,19 +52,22 @@
  *
  * The magic is written last: a block with a valid magic is complete. Then
  * the sender rings doorbell bit 0 of the peer (SMARTIO_DB_HANDSHAKE). Bit 0
- * is reserved for the handshake; the higher doorbell bits belong to
- * smartio's messaging.
+ * is reserved for the handshake, bit 1 for messages (SMARTIO_DB_MSG).
  *
  * A port sends its hello to a peer when the link to it comes up (ack 0),
  * and again whenever it reads from that peer a hello whose epoch is not the
  * one it last acknowledged or whose ack is not its own epoch (the peer saw a
  * link down this port missed). It considers the peer JOINED once it reads a
- * valid hello that acknowledges its own epoch: so stale scratchpads (a
+ * valid hello that acknowledges its own epoch (and leaves as soon as it
+ * reads one that does not, or a new epoch): so stale scratchpads (a
  * hello left by a previous instance of the peer) never make a node join,
  * and the handshake ends once each side holds the other's hello carrying
  * its own epoch (three hellos when one side starts), whichever side starts
  * and in whichever order both load. The handshake is re-run from the link-
  * up path as well, in case the doorbell came before this side listened.
+ *
+ * Every hello resets our receiving side of the messaging channel (see
+ * msg.c): the peer sends messages only once it has read it.
  *
  * When the link to a peer goes down, the peer is DOWN and its block of our
  * scratchpads is stale: it is cleared. A peer whose hello carries our own
@@ -75,7 +80,6 @@
 #define SMARTIO_HS_SPAD_EPOCH	2
 #define SMARTIO_HS_SPAD_ACK	3
 #define SMARTIO_HS_SPADS	4
-#define SMARTIO_DB_HANDSHAKE	BIT_ULL(0)
 
 /* Adapters whose node id the node_id parameter can set. */
 #define SMARTIO_MAX_PARAM_ADAPTERS	16
@@ -86,79 +90,27 @@ module_param_array(node_id, ushort, &node_id_count, 0444);
 MODULE_PARM_DESC(node_id,
 		 "Node id of each adapter in probe order, 1..65535 (0 or absent: own port number + 1)");
 
-enum smartio_peer_state {
-	SMARTIO_PEER_DOWN,
-	SMARTIO_PEER_LINK_UP,
-	SMARTIO_PEER_JOINED,
-};
-
 static const char * const smartio_peer_state_names[] = {
-	[SMARTIO_PEER_DOWN] = "down",
-	[SMARTIO_PEER_LINK_UP] = "link-up",
-	[SMARTIO_PEER_JOINED] = "joined",
+	[SMARTIO_PEER_STATE_DOWN] = "down",
+	[SMARTIO_PEER_STATE_LINK_UP] = "link-up",
+	[SMARTIO_PEER_STATE_JOINED] = "joined",
 };
 
-/**
- * struct smartio_peer - A peer port reachable through an adapter.
- * @pidx: Peer index in the NTB API.
- * @port: Peer's port number, -1 while unknown.
- * @state: DOWN, LINK_UP or JOINED.
- * @node_id: Peer's node id while JOINED, else 0.
- * @epoch: Epoch of the last valid hello read from the peer, 0 if none.
- * @acked: Epoch the last hello sent to the peer acknowledged.
- * @refused: Epoch of the last hello refused (error logged once each).
- * @in_spad: First scratchpad of our own the peer writes, -1 while unknown.
- * @out_spad: First scratchpad of the peer's this side writes.
- *
- * Every field but @pidx is protected by the adapter's @lock.
- */
-struct smartio_peer {
-	int pidx;
-	int port;
-	enum smartio_peer_state state;
-	u16 node_id;
-	u32 epoch;
-	u32 acked;
-	u32 refused;
-	int in_spad;
-	int out_spad;
-};
-
-/**
- * struct smartio_adapter - smartio's view of one NTB device.
- * @list: Entry in smartio_adapters, protected by smartio_adapters_lock.
- * @index: Adapter number, 0, 1, ... in probe order (lowest free).
- * @ntb: The NTB device.
- * @port: Own port number.
- * @node_id: Own node id.
- * @work: Runs the handshake and link tracking (NTB callbacks are atomic).
- * @lock: Protects the fields of @peers.
- * @peer_count: Number of peers, ntb_peer_port_count(); fixed at probe.
- * @peers: The peers, indexed by pidx.
- *
- * Allocated with devm_ on the NTB client device: freed after remove. All
- * fields but @list and @peers are set at probe and read-only after.
- */
-struct smartio_adapter {
-	struct list_head list;
-	int index;
-	struct ntb_dev *ntb;
-	int port;
-	u16 node_id;
-	struct work_struct work;
-	struct mutex lock;
-	int peer_count;
-	struct smartio_peer peers[];
-};
+/* Round trips of a ping wait this long for their answer. */
+#define SMARTIO_PING_TIMEOUT	(10 * HZ)
 
 /* Read-only after module init. */
 static u32 smartio_epoch;
 static struct dentry *smartio_debugfs;
 
 static DEFINE_IDA(smartio_adapter_ida);
-/* Protects smartio_adapters; taken before any adapter's lock. */
+/*
+ * Protects changes to smartio_adapters and the debugfs walk; taken before
+ * any adapter's lock. Messages find nodes under smartio_adapters_srcu.
+ */
 static DEFINE_MUTEX(smartio_adapters_lock);
-static LIST_HEAD(smartio_adapters);
+LIST_HEAD(smartio_adapters);
+DEFINE_SRCU(smartio_adapters_srcu);
 
 /*
  * The global index of @port among all ports of @ad's NTB, or -ENOLINK when
@@ -195,6 +147,16 @@ static void smartio_clear_in_spads(struct smartio_adapter *ad,
 		ntb_spad_write(ad->ntb, peer->in_spad + i, 0);
 }
 
+/* Tells the core's registry the peer's state. Called with ad->lock held. */
+static void smartio_peer_report(struct smartio_adapter *ad,
+				struct smartio_peer *peer)
+{
+	smartio_fabric_peer_set(&ad->fabric, peer->pidx,
+				peer->port < 0 ? SMARTIO_FABRIC_PORT_UNKNOWN :
+						 peer->port,
+				peer->state, peer->node_id);
+}
+
 /* Sends our hello to @peer. Called with ad->lock held. */
 static void smartio_send_hello(struct smartio_adapter *ad,
 			       struct smartio_peer *peer, u32 ack)
@@ -202,6 +164,8 @@ static void smartio_send_hello(struct smartio_adapter *ad,
 	struct ntb_dev *ntb = ad->ntb;
 	int base = peer->out_spad;
 
+	/* The peer may send messages once it has read this. */
+	smartio_msg_chan_reset_rx(peer);
 	ntb_peer_spad_write(ntb, peer->pidx, base + SMARTIO_HS_SPAD_ACK, ack);
 	ntb_peer_spad_write(ntb, peer->pidx, base + SMARTIO_HS_SPAD_NODE,
 			    ad->node_id);
@@ -213,23 +177,38 @@ static void smartio_send_hello(struct smartio_adapter *ad,
 	peer->acked = ack;
 }
 
+/*
+ * @peer is no longer joined: close the messaging channel, failing what is
+ * pending on it, and enter @state. Called with ad->lock held.
+ */
 static void smartio_peer_leave(struct smartio_adapter *ad,
 			       struct smartio_peer *peer,
 			       enum smartio_peer_state state)
 {
-	if (peer->state == SMARTIO_PEER_JOINED)
-		pr_info("adapter %d: node %u left\n", ad->index, peer->node_id);
+	unsigned int failed;
+
+	if (peer->state == SMARTIO_PEER_STATE_JOINED) {
+		failed = smartio_msg_chan_down(peer);
+		if (failed)
+			pr_info("adapter %d: node %u left, %u pending request%s failed\n",
+				ad->index, peer->node_id, failed,
+				failed == 1 ? "" : "s");
+		else
+			pr_info("adapter %d: node %u left\n", ad->index,
+				peer->node_id);
+	}
 	peer->state = state;
-	peer->node_id = 0;
+	WRITE_ONCE(peer->node_id, 0);
+	smartio_peer_report(ad, peer);
 }
 
 /* The link to @peer is down. Called with ad->lock held. */
 static void smartio_peer_down(struct smartio_adapter *ad,
 			      struct smartio_peer *peer)
 {
-	if (peer->state == SMARTIO_PEER_DOWN)
+	if (peer->state == SMARTIO_PEER_STATE_DOWN)
 		return;
-	smartio_peer_leave(ad, peer, SMARTIO_PEER_DOWN);
+	smartio_peer_leave(ad, peer, SMARTIO_PEER_STATE_DOWN);
 	peer->epoch = 0;
 	peer->acked = 0;
 	peer->refused = 0;
@@ -247,7 +226,7 @@ static bool smartio_peer_up(struct smartio_adapter *ad,
 	struct ntb_dev *ntb = ad->ntb;
 	int port, in_gidx, out_gidx;
 
-	if (peer->state != SMARTIO_PEER_DOWN)
+	if (peer->state != SMARTIO_PEER_STATE_DOWN)
 		return true;
 
 	port = ntb_peer_port_number(ntb, peer->pidx);
@@ -262,7 +241,12 @@ static bool smartio_peer_up(struct smartio_adapter *ad,
 	peer->in_spad = in_gidx * SMARTIO_HS_SPADS;
 	peer->out_spad = out_gidx * SMARTIO_HS_SPADS;
 
-	peer->state = SMARTIO_PEER_LINK_UP;
+	/* A node we cannot message cannot join: no hello (logged). */
+	if (smartio_msg_chan_open(ad, peer))
+		return false;
+
+	peer->state = SMARTIO_PEER_STATE_LINK_UP;
+	smartio_peer_report(ad, peer);
 	smartio_send_hello(ad, peer, 0);
 
 	return true;
@@ -293,9 +277,14 @@ static void smartio_peer_hello(struct smartio_adapter *ad,
 	if (!epoch)
 		return;
 
-	/* A new instance of the peer, without a link down in between. */
-	if (peer->state == SMARTIO_PEER_JOINED && epoch != peer->epoch)
-		smartio_peer_leave(ad, peer, SMARTIO_PEER_LINK_UP);
+	/*
+	 * A new instance of the peer, without a link down in between, or a
+	 * peer that lost us (it saw a link down we did not): its session has
+	 * ended, what it had in flight is lost.
+	 */
+	if (peer->state == SMARTIO_PEER_STATE_JOINED &&
+	    (epoch != peer->epoch || ack != smartio_epoch))
+		smartio_peer_leave(ad, peer, SMARTIO_PEER_STATE_LINK_UP);
 	peer->epoch = epoch;
 
 	/*
@@ -305,7 +294,7 @@ static void smartio_peer_hello(struct smartio_adapter *ad,
 	if (epoch != peer->acked || ack != smartio_epoch)
 		smartio_send_hello(ad, peer, epoch);
 
-	if (peer->state == SMARTIO_PEER_JOINED || ack != smartio_epoch)
+	if (peer->state == SMARTIO_PEER_STATE_JOINED || ack != smartio_epoch)
 		return;
 
 	if (!node || node > U16_MAX || node == ad->node_id) {
@@ -318,8 +307,10 @@ static void smartio_peer_hello(struct smartio_adapter *ad,
 		return;
 	}
 
-	peer->state = SMARTIO_PEER_JOINED;
-	peer->node_id = node;
+	smartio_msg_chan_up(peer);
+	peer->state = SMARTIO_PEER_STATE_JOINED;
+	WRITE_ONCE(peer->node_id, node);
+	smartio_peer_report(ad, peer);
 	pr_info("adapter %d: node %u joined (port %d)\n", ad->index, node,
 		peer->port);
 }
@@ -363,9 +354,12 @@ static void smartio_link_event(void *ctx)
 static void smartio_db_event(void *ctx, int vector)
 {
 	struct smartio_adapter *ad = ctx;
+	u64 bits = ntb_db_vector_mask(ad->ntb, vector);
 
-	if (ntb_db_vector_mask(ad->ntb, vector) & SMARTIO_DB_HANDSHAKE)
+	if (bits & SMARTIO_DB_HANDSHAKE)
 		schedule_work(&ad->work);
+	if (bits & SMARTIO_DB_MSG)
+		queue_work(system_highpri_wq, &ad->msg_work);
 }
 
 static const struct ntb_ctx_ops smartio_ctx_ops = {
@@ -384,6 +378,108 @@ static u16 smartio_node_id(int index, int port)
 	return port + 1;
 }
 
+/**
+ * smartio_node_peer() - Find the peer that is a node.
+ * @node_id: Node id, not 0.
+ * @adp: Set to the peer's adapter.
+ *
+ * Context: Under srcu_read_lock(&smartio_adapters_srcu), which keeps the
+ * adapter and peer alive; the peer may leave at any time.
+ * Return: The peer that joined as @node_id, or NULL.
+ */
+struct smartio_peer *smartio_node_peer(u16 node_id,
+				       struct smartio_adapter **adp)
+{
+	struct smartio_adapter *ad;
+	int pidx;
+
+	list_for_each_entry_srcu(ad, &smartio_adapters, list,
+				 srcu_read_lock_held(&smartio_adapters_srcu)) {
+		for (pidx = 0; pidx < ad->peer_count; pidx++) {
+			if (READ_ONCE(ad->peers[pidx].node_id) == node_id) {
+				*adp = ad;
+				return &ad->peers[pidx];
+			}
+		}
+	}
+	return NULL;
+}
+
+/* Core op: a new own node id, while no peer is joined. */
+static int smartio_fabric_set_node_id(struct smartio_fabric_adapter *fa,
+				      u16 node_id,
+				      struct netlink_ext_ack *extack)
+{
+	struct smartio_adapter *ad = container_of(fa, struct smartio_adapter,
+						  fabric);
+	int pidx, ret = 0;
+
+	mutex_lock(&ad->lock);
+	for (pidx = 0; pidx < ad->peer_count; pidx++) {
+		if (ad->peers[pidx].state == SMARTIO_PEER_STATE_JOINED) {
+			NL_SET_ERR_MSG(extack,
+				       "a node is joined through this adapter; its node id can change only while none is");
+			ret = -EBUSY;
+			goto unlock;
+		}
+	}
+	if (node_id == ad->node_id)
+		goto unlock;
+
+	dev_info(&ad->ntb->dev, "adapter %d: node id %u, was %u\n", ad->index,
+		 node_id, ad->node_id);
+	ad->node_id = node_id;
+	smartio_fabric_node_id_set(fa, node_id);
+
+	/* Peers refused for a duplicate id try again, on both sides. */
+	for (pidx = 0; pidx < ad->peer_count; pidx++) {
+		struct smartio_peer *peer = &ad->peers[pidx];
+
+		if (peer->state != SMARTIO_PEER_STATE_LINK_UP)
+			continue;
+		peer->refused = 0;
+		smartio_send_hello(ad, peer, peer->acked);
+	}
+	schedule_work(&ad->work);
+unlock:
+	mutex_unlock(&ad->lock);
+	return ret;
+}
+
+/* Core op: one echo round trip. */
+static int smartio_fabric_ping(struct smartio_fabric_adapter *fa, u16 node_id,
+			       const void *buf, u32 len, void *echo)
+{
+	struct smartio_adapter *ad = container_of(fa, struct smartio_adapter,
+						  fabric);
+	u32 echo_len = 0;
+	int pidx, ret;
+
+	for (pidx = 0; pidx < ad->peer_count; pidx++)
+		if (READ_ONCE(ad->peers[pidx].node_id) == node_id)
+			break;
+	if (pidx == ad->peer_count)
+		return -EHOSTUNREACH;
+
+	ret = smartio_msg_call_peer(ad, &ad->peers[pidx], SMARTIO_MSG_OP_ECHO,
+				    buf, len, echo, len, &echo_len,
+				    SMARTIO_PING_TIMEOUT);
+	if (!ret && echo_len != len)
+		ret = -EBADMSG;
+	return ret;
+}
+
+static const struct smartio_fabric_adapter_ops smartio_fabric_ops = {
+	.set_node_id = smartio_fabric_set_node_id,
+	.ping = smartio_fabric_ping,
+};
+
+static void smartio_chans_exit(struct smartio_adapter *ad, int count)
+{
+	while (count--)
+		smartio_msg_chan_exit(ad, &ad->peers[count]);
+}
+
 static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 {
 	struct device *dev = &ntb->dev;
@@ -397,8 +493,8 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 	}
 	spads = ntb_spad_count(ntb);
 	if (spads < (pcnt + 1) * SMARTIO_HS_SPADS ||
-	    !(ntb_db_valid_mask(ntb) & SMARTIO_DB_HANDSHAKE)) {
-		dev_err(dev, "%d scratchpads and doorbells %#llx: need %d and bit 0\n",
+	    (ntb_db_valid_mask(ntb) & SMARTIO_DB_USED) != SMARTIO_DB_USED) {
+		dev_err(dev, "%d scratchpads and doorbells %#llx: need %d and bits 0-1\n",
 			spads, ntb_db_valid_mask(ntb),
 			(pcnt + 1) * SMARTIO_HS_SPADS);
 		return -ENODEV;
@@ -409,11 +505,16 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 	ad = devm_kzalloc(dev, struct_size(ad, peers, pcnt), GFP_KERNEL);
 	if (!ad)
 		return -ENOMEM;
+	ad->fabric_peers = devm_kcalloc(dev, pcnt, sizeof(*ad->fabric_peers),
+					GFP_KERNEL);
+	if (!ad->fabric_peers)
+		return -ENOMEM;
 	ad->ntb = ntb;
 	ad->peer_count = pcnt;
 	ad->port = ntb_port_number(ntb);
 	mutex_init(&ad->lock);
 	INIT_WORK(&ad->work, smartio_adapter_work);
+	INIT_WORK(&ad->msg_work, smartio_msg_work);
 	for (pidx = 0; pidx < pcnt; pidx++) {
 		struct smartio_peer *peer = &ad->peers[pidx];
 
@@ -422,6 +523,9 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 		if (peer->port < 0)
 			peer->port = -1;
 		peer->in_spad = -1;
+		smartio_msg_chan_init(peer);
+		ad->fabric_peers[pidx].port = peer->port < 0 ?
+			SMARTIO_FABRIC_PORT_UNKNOWN : peer->port;
 	}
 
 	ret = ida_alloc(&smartio_adapter_ida, GFP_KERNEL);
@@ -434,18 +538,30 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 		dev_err(dev, "adapter %d: port %d gives no node id in 1..65535; set node_id\n",
 			ad->index, ad->port);
 		ret = -EINVAL;
-		goto err_free_index;
+		goto err_chans;
 	}
+
+	ad->fabric.ops = &smartio_fabric_ops;
+	ad->fabric.index = ad->index;
+	ad->fabric.port = ad->port;
+	strscpy(ad->fabric.pci_name, pci_name(ntb->pdev),
+		sizeof(ad->fabric.pci_name));
+	ad->fabric.peer_count = pcnt;
+	ad->fabric.peers = ad->fabric_peers;
+	ad->fabric.node_id = ad->node_id;
+	ret = smartio_fabric_adapter_add(&ad->fabric);
+	if (ret)
+		goto err_chans;
 
 	ret = ntb_set_ctx(ntb, ad, &smartio_ctx_ops);
 	if (ret)
-		goto err_free_index;
+		goto err_fabric;
 
 	mutex_lock(&smartio_adapters_lock);
-	list_add_tail(&ad->list, &smartio_adapters);
+	list_add_tail_rcu(&ad->list, &smartio_adapters);
 	mutex_unlock(&smartio_adapters_lock);
 
-	ret = ntb_db_clear_mask(ntb, SMARTIO_DB_HANDSHAKE);
+	ret = ntb_db_clear_mask(ntb, SMARTIO_DB_USED);
 	if (ret)
 		goto err_unlist;
 	ret = ntb_link_enable(ntb, NTB_SPEED_AUTO, NTB_WIDTH_AUTO);
@@ -461,14 +577,19 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 	return 0;
 
 err_mask:
-	ntb_db_set_mask(ntb, SMARTIO_DB_HANDSHAKE);
+	ntb_db_set_mask(ntb, SMARTIO_DB_USED);
 err_unlist:
 	mutex_lock(&smartio_adapters_lock);
-	list_del(&ad->list);
+	list_del_rcu(&ad->list);
 	mutex_unlock(&smartio_adapters_lock);
+	synchronize_srcu(&smartio_adapters_srcu);
 	ntb_clear_ctx(ntb);
 	cancel_work_sync(&ad->work);
-err_free_index:
+	cancel_work_sync(&ad->msg_work);
+err_fabric:
+	smartio_fabric_adapter_del(&ad->fabric);
+err_chans:
+	smartio_chans_exit(ad, pcnt);
 	ida_free(&smartio_adapter_ida, ad->index);
 	return ret;
 }
@@ -478,22 +599,27 @@ static void smartio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 	struct smartio_adapter *ad = ntb->ctx;
 	int pidx;
 
-	mutex_lock(&smartio_adapters_lock);
-	list_del(&ad->list);
-	mutex_unlock(&smartio_adapters_lock);
-
-	/* No callback runs after this, so nothing schedules the work again. */
+	/* No callback runs after this, so nothing queues the works again. */
 	ntb_clear_ctx(ntb);
 	cancel_work_sync(&ad->work);
 
-	ntb_db_set_mask(ntb, SMARTIO_DB_HANDSHAKE);
+	ntb_db_set_mask(ntb, SMARTIO_DB_USED);
 	ntb_link_disable(ntb);
 
+	/* Fails every pending request: their callers return now. */
 	mutex_lock(&ad->lock);
 	for (pidx = 0; pidx < ad->peer_count; pidx++)
 		smartio_peer_down(ad, &ad->peers[pidx]);
 	mutex_unlock(&ad->lock);
 
+	smartio_fabric_adapter_del(&ad->fabric);
+	mutex_lock(&smartio_adapters_lock);
+	list_del_rcu(&ad->list);
+	mutex_unlock(&smartio_adapters_lock);
+	synchronize_srcu(&smartio_adapters_srcu);
+
+	cancel_work_sync(&ad->msg_work);
+	smartio_chans_exit(ad, ad->peer_count);
 	ida_free(&smartio_adapter_ida, ad->index);
 	mutex_destroy(&ad->lock);
 }
@@ -512,9 +638,9 @@ static int smartio_adapters_show(struct seq_file *s, void *unused)
 
 	mutex_lock(&smartio_adapters_lock);
 	list_for_each_entry(ad, &smartio_adapters, list) {
+		mutex_lock(&ad->lock);
 		seq_printf(s, "adapter %d port %d node %u pci %s\n", ad->index,
 			   ad->port, ad->node_id, pci_name(ad->ntb->pdev));
-		mutex_lock(&ad->lock);
 		for (pidx = 0; pidx < ad->peer_count; pidx++) {
 			struct smartio_peer *peer = &ad->peers[pidx];
 
@@ -537,6 +663,7 @@ static int __init smartio_ntb_init(void)
 	do {
 		smartio_epoch = get_random_u32();
 	} while (!smartio_epoch);
+	smartio_msg_init();
 
 	smartio_debugfs = debugfs_create_dir("smartio", NULL);
 	debugfs_create_file("adapters", 0444, smartio_debugfs, NULL,
@@ -562,6 +689,6 @@ static void __exit smartio_ntb_exit(void)
 module_init(smartio_ntb_init);
 module_exit(smartio_ntb_exit);
 
-MODULE_DESCRIPTION("smartio NTB client: adapters, node ids and peers");
+MODULE_DESCRIPTION("smartio NTB layer: adapters, node ids, peers and messaging");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(SMARTIO_VERSION);

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The NTB layer's kernel API (ntb/smartio_ntb): kernel-to-kernel messaging
+ * between the nodes of the fabric. Kernel only.
+ *
+ * Every control operation between two nodes (borrow, config-space access,
+ * window set-up) is a request answered by one response, or an event that
+ * is not answered. Messages to one node are delivered in the order they
+ * were sent; a node that leaves fails every request pending on it with
+ * -ENOTCONN at once, whatever its timeout. The wire format is
+ * smartio/msg.h's.
+ */
+#ifndef _SMARTIO_NTB_H
+#define _SMARTIO_NTB_H
+
+#include <linux/types.h>
+
+#include "smartio/msg.h"
+
+/* Operation codes: one per kind of request or event, never reused. */
+enum smartio_msg_op {
+	SMARTIO_MSG_OP_ECHO = 1,	/* the response echoes the request */
+	SMARTIO_MSG_OP_MAX = 64,	/* first code not available */
+};
+
+/**
+ * typedef smartio_msg_handler_t - Serves the requests and events of one op.
+ * @node_id: Node that sent @req.
+ * @req: The request or event, payload included.
+ * @resp: Buffer of SMARTIO_MSG_MAX_PAYLOAD bytes for the response's
+ *	payload (requests only; NULL for events).
+ * @resp_len: Bytes of @resp to send, 0 on entry (requests only).
+ *
+ * Called in process context, one message of a node at a time, in order:
+ * a handler must not wait for another message from the same node.
+ *
+ * Return: The response's status: 0 or a negative errno.
+ */
+typedef int (*smartio_msg_handler_t)(u16 node_id, const struct smartio_msg *req,
+				     void *resp, u32 *resp_len);
+
+int smartio_msg_handler_register(u16 op, smartio_msg_handler_t handler);
+void smartio_msg_handler_unregister(u16 op);
+int smartio_msg_call(u16 node_id, u16 op, const void *req, u32 len,
+		     void *resp, u32 resp_max, u32 *resp_len,
+		     unsigned long timeout);
+int smartio_msg_post(u16 node_id, u16 op, const void *buf, u32 len);
+
+#endif /* _SMARTIO_NTB_H */

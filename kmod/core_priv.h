@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private to the core module: the fabric registry (fabric.c) and the
+ * netlink family (netlink.c) that shows it.
+ */
+#ifndef _SMARTIO_CORE_PRIV_H
+#define _SMARTIO_CORE_PRIV_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+
+#include "smartio/fabric.h"
+
+/*
+ * Locking. smartio_fabric_rwsem guards registration: held for reading
+ * while the core uses an adapter (its ops included), for writing while one
+ * is added or removed. smartio_fabric_lock guards the registry's changing
+ * state (node ids and peers). Order: the rwsem, then the adapter owner's
+ * own locks, then smartio_fabric_lock, which is never held across a call
+ * into an adapter.
+ */
+extern struct rw_semaphore smartio_fabric_rwsem;
+extern struct mutex smartio_fabric_lock;
+extern struct list_head smartio_fabric_adapters;
+
+struct smartio_fabric_adapter *smartio_fabric_adapter_find(u32 index);
+struct smartio_fabric_adapter *smartio_fabric_node_find(u16 node_id);
+
+int smartio_nl_init(void);
+void smartio_nl_exit(void);
+void smartio_nl_notify_peer(const struct smartio_fabric_adapter *fa,
+			    const struct smartio_fabric_peer *peer, u8 cmd);
+
+#endif /* _SMARTIO_CORE_PRIV_H */

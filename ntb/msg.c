@@ -1,0 +1,718 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel-to-kernel messaging over the NTB: one channel to every joined
+ * peer, each way a ring of smartio/ring.h records holding smartio/msg.h
+ * messages.
+ *
+ * Receive area (version 1). Every node allocates, per peer, one area of
+ * DMA-coherent memory and points its inbound window 0 for that peer at it;
+ * the peer writes into it through its outbound window onto us. Only posted
+ * writes cross the fabric: nobody ever reads the other side's memory.
+ *
+ *	offset	size		written by the sender
+ *	0x0000	__le32		head: producer counter of the ring below
+ *	0x0040	__le32		ack: the sender's consumer counter of the ring
+ *				we write into (how far it has read our messages)
+ *	0x1000	RING_SIZE	the ring
+ *
+ * Sending: reserve a record (smartio_ring_reserve(), with the tail the
+ * receiver last acknowledged), copy it through the window, wmb(), write
+ * head, ring doorbell SMARTIO_DB_MSG. Receiving, on that doorbell: clear
+ * it, read head, take the records, write our new tail into the sender's
+ * ack field. The doorbell is only a wake-up: a sender that finds the ring
+ * full polls for room (the receiver rings back only after draining a ring
+ * that was a quarter full), so no message or doorbell can be missed.
+ *
+ * Session. The receive side is reset (counters and expected sequence
+ * number zeroed) before every handshake hello that acknowledges the peer,
+ * and the send side when the peer joins. A peer sends only while joined,
+ * which it becomes only after reading such a hello; the fabric delivers
+ * posted writes in order, so nothing of an earlier session lands after the
+ * reset. When the peer leaves, every pending request fails with -ENOTCONN.
+ *
+ * Bounded memory: each node has at most SMARTIO_MSG_INFLIGHT requests
+ * pending per peer, and a request or event is sent only if room for that
+ * many largest responses stays free, so a response always finds room and
+ * serving a request never waits on the peer.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-mapping.h>
+#include <linux/io.h>
+#include <linux/pci.h>
+#include <linux/rculist.h>
+#include <linux/rwsem.h>
+#include <linux/sched/signal.h>
+#include <linux/srcu.h>
+
+#include "smartio/ntb.h"
+#include "smartio/ring.h"
+#include "smartio_ntb_priv.h"
+
+#define SMARTIO_MSG_AREA_HEAD		0x0000
+#define SMARTIO_MSG_AREA_ACK		0x0040
+#define SMARTIO_MSG_AREA_RING		0x1000
+#define SMARTIO_MSG_RING_SIZE		(512 * 1024)
+#define SMARTIO_MSG_AREA_SIZE		(SMARTIO_MSG_AREA_RING + SMARTIO_MSG_RING_SIZE)
+
+/*
+ * Ring bytes kept free for responses: one largest per pending request
+ * (a record of the largest message, header and alignment included).
+ */
+#define SMARTIO_MSG_RESERVE \
+	(SMARTIO_MSG_INFLIGHT * \
+	 ALIGN(SMARTIO_RING_HDR_LEN + SMARTIO_MSG_MAX_LEN, SMARTIO_RING_ALIGN))
+
+/* Request ids: generation << 8 | (pending slot + 1); never 0. */
+#define SMARTIO_MSG_ID_SLOT(id)		(((id) & 0xff) - 1)
+
+static_assert(SMARTIO_MSG_INFLIGHT < 0xff);
+static_assert(2 * SMARTIO_MSG_RESERVE <= SMARTIO_MSG_RING_SIZE);
+
+/* Handlers by op; SMARTIO_MSG_OP_ECHO's is built in. */
+static DECLARE_RWSEM(smartio_msg_handlers_rwsem);
+static smartio_msg_handler_t smartio_msg_handlers[SMARTIO_MSG_OP_MAX];
+
+static __le32 *smartio_msg_area_u32(struct smartio_msg_chan *chan, u32 off)
+{
+	return chan->area + off;
+}
+
+/**
+ * smartio_msg_chan_init() - Initialise the messaging channel to a peer.
+ * @peer: The peer; its channel is down until it joins.
+ */
+void smartio_msg_chan_init(struct smartio_peer *peer)
+{
+	struct smartio_msg_chan *chan = &peer->chan;
+	int i;
+
+	mutex_init(&chan->rx_lock);
+	spin_lock_init(&chan->lock);
+	init_waitqueue_head(&chan->wait);
+	chan->next_id = 1;
+	for (i = 0; i < SMARTIO_MSG_INFLIGHT; i++)
+		init_completion(&chan->pending[i].done);
+}
+
+/**
+ * smartio_msg_chan_open() - Open the windows of the channel to a peer.
+ * @ad: The adapter.
+ * @peer: The peer, whose link is up (NTBs tell window constraints only
+ *	then); its channel is down.
+ *
+ * The first time, allocates the receive area, opens inbound window 0 of
+ * @peer onto it and maps our outbound window onto @peer's area; they stay
+ * until smartio_msg_chan_exit().
+ *
+ * Return: 0 or -errno, with the reason logged.
+ */
+int smartio_msg_chan_open(struct smartio_adapter *ad, struct smartio_peer *peer)
+{
+	struct smartio_msg_chan *chan = &peer->chan;
+	struct ntb_dev *ntb = ad->ntb;
+	resource_size_t addr_align, size_align, size_max, win_size;
+	phys_addr_t win_base;
+	size_t xlat_size;
+	int ret;
+
+	if (chan->area)
+		return 0;
+
+	ret = ntb_mw_get_align(ntb, peer->pidx, 0, &addr_align, &size_align,
+			       &size_max);
+	if (ret) {
+		dev_err(&ntb->dev, "adapter %d: no inbound window for messages: %d\n",
+			ad->index, ret);
+		return ret;
+	}
+	xlat_size = round_up(SMARTIO_MSG_AREA_SIZE, size_align);
+	if (size_max < xlat_size) {
+		dev_err(&ntb->dev, "adapter %d: inbound window 0 takes %pa bytes, messages need %zu\n",
+			ad->index, &size_max, xlat_size);
+		return -ENOSPC;
+	}
+	/* A buffer is aligned to its size: allocate the alignment at least. */
+	chan->area_size = max_t(size_t, xlat_size, addr_align);
+	chan->area = dma_alloc_coherent(&ntb->pdev->dev, chan->area_size,
+					&chan->area_dma, GFP_KERNEL);
+	if (!chan->area)
+		return -ENOMEM;
+	if (!IS_ALIGNED(chan->area_dma, addr_align)) {
+		dev_err(&ntb->dev, "adapter %d: receive area at %pad is not aligned to %pa\n",
+			ad->index, &chan->area_dma, &addr_align);
+		ret = -EINVAL;
+		goto err_free;
+	}
+
+	ret = ntb_mw_set_trans(ntb, peer->pidx, 0, chan->area_dma, xlat_size);
+	if (ret) {
+		dev_err(&ntb->dev, "adapter %d: cannot open inbound window 0: %d\n",
+			ad->index, ret);
+		goto err_free;
+	}
+
+	/* Outbound window pidx leads to peer pidx (window 0 on two ports). */
+	ret = ntb_peer_mw_get_addr(ntb, peer->pidx, &win_base, &win_size);
+	if (ret || win_size < SMARTIO_MSG_AREA_SIZE) {
+		dev_err(&ntb->dev, "adapter %d: no outbound window %d for messages\n",
+			ad->index, peer->pidx);
+		ret = ret ?: -ENOSPC;
+		goto err_clear;
+	}
+	chan->win = ioremap_wc(win_base, SMARTIO_MSG_AREA_SIZE);
+	if (!chan->win) {
+		ret = -ENOMEM;
+		goto err_clear;
+	}
+
+	return 0;
+
+err_clear:
+	ntb_mw_clear_trans(ntb, peer->pidx, 0);
+err_free:
+	dma_free_coherent(&ntb->pdev->dev, chan->area_size, chan->area,
+			  chan->area_dma);
+	chan->area = NULL;
+	return ret;
+}
+
+/**
+ * smartio_msg_chan_exit() - Tear down the channel to a peer.
+ * @ad: The adapter.
+ * @peer: The peer; its channel is down and nothing receives on it.
+ */
+void smartio_msg_chan_exit(struct smartio_adapter *ad, struct smartio_peer *peer)
+{
+	struct smartio_msg_chan *chan = &peer->chan;
+
+	if (chan->area) {
+		iounmap(chan->win);
+		ntb_mw_clear_trans(ad->ntb, peer->pidx, 0);
+		dma_free_coherent(&ad->ntb->pdev->dev, chan->area_size,
+				  chan->area, chan->area_dma);
+		chan->area = NULL;
+	}
+	mutex_destroy(&chan->rx_lock);
+}
+
+/**
+ * smartio_msg_chan_reset_rx() - Start a new session on the receive side.
+ * @peer: The peer, not joined: it sends nothing until it reads our hello.
+ */
+void smartio_msg_chan_reset_rx(struct smartio_peer *peer)
+{
+	struct smartio_msg_chan *chan = &peer->chan;
+
+	mutex_lock(&chan->rx_lock);
+	WRITE_ONCE(*smartio_msg_area_u32(chan, SMARTIO_MSG_AREA_HEAD), 0);
+	WRITE_ONCE(*smartio_msg_area_u32(chan, SMARTIO_MSG_AREA_ACK), 0);
+	chan->rx_tail = 0;
+	chan->rx_seq = 0;
+	mutex_unlock(&chan->rx_lock);
+}
+
+/**
+ * smartio_msg_chan_up() - The peer joined: open the send side.
+ * @peer: The peer.
+ */
+void smartio_msg_chan_up(struct smartio_peer *peer)
+{
+	struct smartio_msg_chan *chan = &peer->chan;
+
+	spin_lock_irq(&chan->lock);
+	chan->tx_head = 0;
+	chan->tx_seq = 0;
+	chan->up = true;
+	spin_unlock_irq(&chan->lock);
+}
+
+/**
+ * smartio_msg_chan_down() - The peer left: fail what waits on it.
+ * @peer: The peer.
+ *
+ * Every pending request completes with -ENOTCONN now, and every later
+ * call fails with -ENOTCONN until the peer joins again.
+ *
+ * Return: The number of requests failed.
+ */
+unsigned int smartio_msg_chan_down(struct smartio_peer *peer)
+{
+	struct smartio_msg_chan *chan = &peer->chan;
+	unsigned int failed = 0;
+	int i;
+
+	spin_lock_irq(&chan->lock);
+	chan->up = false;
+	for (i = 0; i < SMARTIO_MSG_INFLIGHT; i++) {
+		struct smartio_msg_pending *p = &chan->pending[i];
+
+		if (!p->id || p->answered)
+			continue;
+		p->status = -ENOTCONN;
+		p->resp_len = 0;
+		p->answered = true;
+		complete(&p->done);
+		failed++;
+	}
+	spin_unlock_irq(&chan->lock);
+	wake_up_all(&chan->wait);
+
+	return failed;
+}
+
+/*
+ * Sends @m (its seq is set here), keeping @reserve ring bytes free.
+ * Returns -ENOTCONN when the channel is down, -ENOSPC when the ring has
+ * no room now. Called with chan->lock held.
+ */
+static int smartio_msg_send_locked(struct smartio_adapter *ad,
+				   struct smartio_peer *peer,
+				   struct smartio_msg *m, u32 reserve)
+{
+	struct smartio_msg_chan *chan = &peer->chan;
+	void __iomem *ring = chan->win + SMARTIO_MSG_AREA_RING;
+	struct smartio_ring_slot slot;
+	u32 len = smartio_msg_wire_len(m);
+	u32 tail, room;
+	u8 pad[SMARTIO_RING_HDR_LEN];
+	int ret;
+
+	if (!chan->up)
+		return -ENOTCONN;
+
+	tail = le32_to_cpu(READ_ONCE(*smartio_msg_area_u32(chan, SMARTIO_MSG_AREA_ACK)));
+	ret = smartio_ring_reserve(SMARTIO_MSG_RING_SIZE, chan->tx_head, tail,
+				   len, &slot);
+	if (ret)
+		return ret == -EAGAIN ? -ENOSPC : ret;
+	room = smartio_ring_free(SMARTIO_MSG_RING_SIZE, chan->tx_head, tail);
+	if (slot.next_head - chan->tx_head + reserve > room)
+		return -ENOSPC;
+
+	m->seq = chan->tx_seq;
+	smartio_ring_hdr_encode(chan->tx_buf, SMARTIO_RING_REC_DATA, len);
+	ret = smartio_msg_encode(m, chan->tx_buf + SMARTIO_RING_HDR_LEN,
+				 sizeof(chan->tx_buf) - SMARTIO_RING_HDR_LEN);
+	if (ret < 0)
+		return ret;
+
+	if (slot.pad_len) {
+		smartio_ring_hdr_encode(pad, SMARTIO_RING_REC_PAD,
+					slot.pad_len - SMARTIO_RING_HDR_LEN);
+		memcpy_toio(ring + slot.pad_off, pad, sizeof(pad));
+	}
+	memcpy_toio(ring + slot.off, chan->tx_buf, SMARTIO_RING_HDR_LEN + len);
+	/* The records reach the peer before the head that publishes them. */
+	wmb();
+	iowrite32(slot.next_head, chan->win + SMARTIO_MSG_AREA_HEAD);
+	chan->tx_head = slot.next_head;
+	chan->tx_seq++;
+	ntb_peer_db_set(ad->ntb, SMARTIO_DB_MSG);
+
+	return 0;
+}
+
+/* Takes a free pending entry, or returns NULL. Called with chan->lock held. */
+static struct smartio_msg_pending *
+smartio_msg_pending_get(struct smartio_msg_chan *chan, void *resp,
+			u32 resp_max)
+{
+	struct smartio_msg_pending *p;
+	int i;
+
+	for (i = 0; i < SMARTIO_MSG_INFLIGHT; i++) {
+		p = &chan->pending[i];
+		if (p->id)
+			continue;
+		p->id = chan->next_id++ << 8 | (i + 1);
+		p->resp = resp;
+		p->resp_max = resp_max;
+		p->resp_len = 0;
+		p->status = 0;
+		p->answered = false;
+		reinit_completion(&p->done);
+		return p;
+	}
+	return NULL;
+}
+
+static bool smartio_msg_can_try(struct smartio_msg_chan *chan)
+{
+	int i;
+
+	if (!chan->up)
+		return true;
+	for (i = 0; i < SMARTIO_MSG_INFLIGHT; i++)
+		if (!chan->pending[i].id)
+			return true;
+	return false;
+}
+
+/**
+ * smartio_msg_call_peer() - Send a request to a peer and wait for its response.
+ * @ad: The adapter.
+ * @peer: The peer.
+ * @op: Operation.
+ * @req: Request payload.
+ * @len: Bytes of @req, at most SMARTIO_MSG_MAX_PAYLOAD.
+ * @resp: Buffer for the response's payload.
+ * @resp_max: Size of @resp.
+ * @resp_len: Set to the response's payload bytes.
+ * @timeout: Jiffies to wait in all (for a pending slot, ring room and the
+ *	response).
+ *
+ * Context: Process context; sleeps. A fatal signal ends the wait.
+ * Return: The response's status, or -ENOTCONN (the peer is not joined or
+ * left), -ETIMEDOUT, -EINTR, -EMSGSIZE (@len too large, or the response
+ * did not fit @resp).
+ */
+int smartio_msg_call_peer(struct smartio_adapter *ad, struct smartio_peer *peer,
+			  u16 op, const void *req, u32 len, void *resp,
+			  u32 resp_max, u32 *resp_len, unsigned long timeout)
+{
+	struct smartio_msg_chan *chan = &peer->chan;
+	unsigned long deadline = jiffies + timeout;
+	struct smartio_msg m = {
+		.kind = SMARTIO_MSG_REQUEST,
+		.op = op,
+		.len = len,
+		.payload = req,
+	};
+	struct smartio_msg_pending *p;
+	long left;
+	int ret;
+
+	if (len > SMARTIO_MSG_MAX_PAYLOAD)
+		return -EMSGSIZE;
+
+	spin_lock_irq(&chan->lock);
+	while (!(p = smartio_msg_pending_get(chan, resp, resp_max))) {
+		if (!chan->up) {
+			ret = -ENOTCONN;
+			goto unlock;
+		}
+		left = wait_event_lock_irq_timeout(chan->wait,
+						   smartio_msg_can_try(chan),
+						   chan->lock,
+						   max_t(long, deadline - jiffies, 1));
+		if (!left) {
+			ret = -ETIMEDOUT;
+			goto unlock;
+		}
+	}
+	m.id = p->id;
+
+	/* A full ring drains as the peer reads it: poll for room. */
+	while ((ret = smartio_msg_send_locked(ad, peer, &m,
+					      SMARTIO_MSG_RESERVE)) == -ENOSPC) {
+		spin_unlock_irq(&chan->lock);
+		if (time_after(jiffies, deadline))
+			ret = -ETIMEDOUT;
+		else if (fatal_signal_pending(current))
+			ret = -EINTR;
+		else
+			schedule_timeout_killable(1);
+		spin_lock_irq(&chan->lock);
+		if (ret != -ENOSPC)
+			break;
+	}
+	if (ret)
+		goto put;
+
+	spin_unlock_irq(&chan->lock);
+	left = wait_for_completion_killable_timeout(&p->done,
+						    max_t(long, deadline - jiffies, 1));
+	spin_lock_irq(&chan->lock);
+	if (p->answered) {
+		ret = p->status;
+		*resp_len = p->resp_len;
+	} else {
+		ret = left < 0 ? -EINTR : -ETIMEDOUT;
+	}
+put:
+	p->id = 0;
+	wake_up(&chan->wait);
+unlock:
+	spin_unlock_irq(&chan->lock);
+	return ret;
+}
+
+/* Hands a response to the request waiting for it. */
+static void smartio_msg_deliver(struct smartio_adapter *ad,
+				struct smartio_peer *peer,
+				const struct smartio_msg *m)
+{
+	struct smartio_msg_chan *chan = &peer->chan;
+	u32 slot = SMARTIO_MSG_ID_SLOT(m->id);
+	struct smartio_msg_pending *p;
+	unsigned long flags;
+
+	spin_lock_irqsave(&chan->lock, flags);
+	if (slot >= SMARTIO_MSG_INFLIGHT)
+		goto unlock;
+	p = &chan->pending[slot];
+	/* A request that timed out no longer waits. */
+	if (p->id != m->id || p->answered)
+		goto unlock;
+	if (m->len > p->resp_max) {
+		p->status = -EMSGSIZE;
+	} else {
+		p->status = m->status;
+		p->resp_len = m->len;
+		memcpy(p->resp, m->payload, m->len);
+	}
+	p->answered = true;
+	complete(&p->done);
+unlock:
+	spin_unlock_irqrestore(&chan->lock, flags);
+}
+
+static int smartio_msg_echo(u16 node_id, const struct smartio_msg *req,
+			    void *resp, u32 *resp_len)
+{
+	memcpy(resp, req->payload, req->len);
+	*resp_len = req->len;
+	return 0;
+}
+
+/* Serves a request or event; answers a request. Called with rx_lock held. */
+static void smartio_msg_serve(struct smartio_adapter *ad,
+			      struct smartio_peer *peer,
+			      const struct smartio_msg *m)
+{
+	struct smartio_msg_chan *chan = &peer->chan;
+	bool request = m->kind == SMARTIO_MSG_REQUEST;
+	smartio_msg_handler_t handler = NULL;
+	struct smartio_msg resp;
+	u32 resp_len = 0;
+	int status, ret;
+
+	down_read(&smartio_msg_handlers_rwsem);
+	if (m->op < SMARTIO_MSG_OP_MAX)
+		handler = smartio_msg_handlers[m->op];
+	status = handler ? handler(peer->node_id, m,
+				   request ? chan->rx_resp : NULL,
+				   &resp_len) : -EOPNOTSUPP;
+	up_read(&smartio_msg_handlers_rwsem);
+	if (!request)
+		return;
+
+	smartio_msg_init_response(&resp, m, status);
+	resp.payload = chan->rx_resp;
+	resp.len = min_t(u32, resp_len, SMARTIO_MSG_MAX_PAYLOAD);
+	spin_lock_irq(&chan->lock);
+	ret = smartio_msg_send_locked(ad, peer, &resp, 0);
+	spin_unlock_irq(&chan->lock);
+	if (ret && ret != -ENOTCONN)
+		dev_err_ratelimited(&ad->ntb->dev, "adapter %d: node %u: cannot answer request %u: %d\n",
+				    ad->index, peer->node_id, m->id, ret);
+}
+
+/* Takes one message off the ring. Called with rx_lock held. */
+static void smartio_msg_rx_one(struct smartio_adapter *ad,
+			       struct smartio_peer *peer, const void *buf,
+			       u32 len)
+{
+	struct smartio_msg_chan *chan = &peer->chan;
+	struct smartio_msg m;
+	int ret;
+
+	ret = smartio_msg_decode(buf, len, &m);
+	if (ret) {
+		dev_err_ratelimited(&ad->ntb->dev, "adapter %d: node %u: dropping a malformed message: %d\n",
+				    ad->index, peer->node_id, ret);
+		return;
+	}
+	if (m.seq != chan->rx_seq)
+		dev_err_ratelimited(&ad->ntb->dev, "adapter %d: node %u: message %u arrived, %u expected\n",
+				    ad->index, peer->node_id, m.seq,
+				    chan->rx_seq);
+	chan->rx_seq = m.seq + 1;
+
+	if (m.kind == SMARTIO_MSG_RESPONSE)
+		smartio_msg_deliver(ad, peer, &m);
+	else
+		smartio_msg_serve(ad, peer, &m);
+}
+
+/* Receives everything a peer has sent. */
+static void smartio_msg_rx(struct smartio_adapter *ad, struct smartio_peer *peer)
+{
+	struct smartio_msg_chan *chan = &peer->chan;
+	const void *ring = chan->area + SMARTIO_MSG_AREA_RING;
+	struct smartio_ring_rec rec;
+	u32 head, start;
+	int ret;
+
+	mutex_lock(&chan->rx_lock);
+	if (!READ_ONCE(chan->up))
+		goto unlock;
+
+	head = le32_to_cpu(READ_ONCE(*smartio_msg_area_u32(chan, SMARTIO_MSG_AREA_HEAD)));
+	/* The records were written before the head: read them after it. */
+	dma_rmb();
+	start = chan->rx_tail;
+	while (!(ret = smartio_ring_peek(ring, SMARTIO_MSG_RING_SIZE, head,
+					 chan->rx_tail, &rec))) {
+		smartio_msg_rx_one(ad, peer, ring + rec.off, rec.len);
+		chan->rx_tail = rec.next_tail;
+	}
+	if (ret != -EAGAIN)
+		dev_err_ratelimited(&ad->ntb->dev, "adapter %d: node %u: receive ring corrupt (%d) at %u, head %u\n",
+				    ad->index, peer->node_id, ret,
+				    chan->rx_tail, head);
+	if (chan->rx_tail == start)
+		goto unlock;
+
+	iowrite32(chan->rx_tail, chan->win + SMARTIO_MSG_AREA_ACK);
+	/* A sender may be polling for room: tell it there is some. */
+	if (smartio_ring_used(head, start) >= SMARTIO_MSG_RING_SIZE / 4)
+		ntb_peer_db_set(ad->ntb, SMARTIO_DB_MSG);
+unlock:
+	mutex_unlock(&chan->rx_lock);
+}
+
+/**
+ * smartio_msg_work() - Receives the messages of every peer of an adapter.
+ * @work: The adapter's msg_work, queued on doorbell SMARTIO_DB_MSG.
+ */
+void smartio_msg_work(struct work_struct *work)
+{
+	struct smartio_adapter *ad = container_of(work, struct smartio_adapter,
+						  msg_work);
+	int pidx;
+
+	/* Clear first: a message that arrives after this rings again. */
+	if (ntb_db_read(ad->ntb) & SMARTIO_DB_MSG)
+		ntb_db_clear(ad->ntb, SMARTIO_DB_MSG);
+
+	for (pidx = 0; pidx < ad->peer_count; pidx++)
+		smartio_msg_rx(ad, &ad->peers[pidx]);
+}
+
+/**
+ * smartio_msg_handler_register() - Serve the requests and events of an op.
+ * @op: Operation, below SMARTIO_MSG_OP_MAX.
+ * @handler: Its handler.
+ *
+ * Return: 0, -EINVAL for a bad op, -EBUSY if @op already has a handler.
+ */
+int smartio_msg_handler_register(u16 op, smartio_msg_handler_t handler)
+{
+	int ret = 0;
+
+	if (!op || op >= SMARTIO_MSG_OP_MAX)
+		return -EINVAL;
+	down_write(&smartio_msg_handlers_rwsem);
+	if (smartio_msg_handlers[op])
+		ret = -EBUSY;
+	else
+		smartio_msg_handlers[op] = handler;
+	up_write(&smartio_msg_handlers_rwsem);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(smartio_msg_handler_register);
+
+/**
+ * smartio_msg_handler_unregister() - Stop serving an op.
+ * @op: An op with a handler.
+ *
+ * Waits for the handler to return if it runs; requests of @op are then
+ * answered with -EOPNOTSUPP.
+ */
+void smartio_msg_handler_unregister(u16 op)
+{
+	if (!op || op >= SMARTIO_MSG_OP_MAX)
+		return;
+	down_write(&smartio_msg_handlers_rwsem);
+	smartio_msg_handlers[op] = NULL;
+	up_write(&smartio_msg_handlers_rwsem);
+}
+EXPORT_SYMBOL_GPL(smartio_msg_handler_unregister);
+
+/* Called at module load, before any adapter exists. */
+void smartio_msg_init(void)
+{
+	smartio_msg_handlers[SMARTIO_MSG_OP_ECHO] = smartio_msg_echo;
+}
+
+/**
+ * smartio_msg_call() - Send a request to a node and wait for its response.
+ * @node_id: A joined node.
+ * @op: Operation.
+ * @req: Request payload.
+ * @len: Bytes of @req, at most SMARTIO_MSG_MAX_PAYLOAD.
+ * @resp: Buffer for the response's payload.
+ * @resp_max: Size of @resp.
+ * @resp_len: Set to the response's payload bytes.
+ * @timeout: Jiffies to wait at most.
+ *
+ * Context: Process context; sleeps.
+ * Return: The response's status (0 or -errno from the peer's handler), or
+ * -EHOSTUNREACH (@node_id is not joined), -ENOTCONN (it left before
+ * answering), -ETIMEDOUT, -EINTR (fatal signal), -EMSGSIZE.
+ */
+int smartio_msg_call(u16 node_id, u16 op, const void *req, u32 len,
+		     void *resp, u32 resp_max, u32 *resp_len,
+		     unsigned long timeout)
+{
+	struct smartio_adapter *ad;
+	struct smartio_peer *peer;
+	int idx, ret;
+
+	idx = srcu_read_lock(&smartio_adapters_srcu);
+	peer = smartio_node_peer(node_id, &ad);
+	ret = peer ? smartio_msg_call_peer(ad, peer, op, req, len, resp,
+					   resp_max, resp_len, timeout) :
+		     -EHOSTUNREACH;
+	srcu_read_unlock(&smartio_adapters_srcu, idx);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(smartio_msg_call);
+
+/**
+ * smartio_msg_post() - Send an event to a node.
+ * @node_id: A joined node.
+ * @op: Operation.
+ * @buf: Payload.
+ * @len: Bytes of @buf, at most SMARTIO_MSG_MAX_PAYLOAD.
+ *
+ * The event is delivered in order with everything else sent to @node_id,
+ * unless the node leaves first; it is not answered.
+ *
+ * Context: Any context but NMI; does not sleep.
+ * Return: 0, -EHOSTUNREACH or -ENOTCONN (not joined), -EAGAIN (no room in
+ * the ring now), -EMSGSIZE.
+ */
+int smartio_msg_post(u16 node_id, u16 op, const void *buf, u32 len)
+{
+	struct smartio_msg m = {
+		.kind = SMARTIO_MSG_EVENT,
+		.op = op,
+		.len = len,
+		.payload = buf,
+	};
+	struct smartio_adapter *ad;
+	struct smartio_peer *peer;
+	unsigned long flags;
+	int idx, ret;
+
+	if (len > SMARTIO_MSG_MAX_PAYLOAD)
+		return -EMSGSIZE;
+
+	idx = srcu_read_lock(&smartio_adapters_srcu);
+	peer = smartio_node_peer(node_id, &ad);
+	if (peer) {
+		spin_lock_irqsave(&peer->chan.lock, flags);
+		ret = smartio_msg_send_locked(ad, peer, &m, SMARTIO_MSG_RESERVE);
+		spin_unlock_irqrestore(&peer->chan.lock, flags);
+		if (ret == -ENOSPC)
+			ret = -EAGAIN;
+	} else {
+		ret = -EHOSTUNREACH;
+	}
+	srcu_read_unlock(&smartio_adapters_srcu, idx);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(smartio_msg_post);

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private to smartio_ntb: the adapters and peers (adapter.c) and the
+ * messaging channel to each peer (msg.c).
+ */
+#ifndef _SMARTIO_NTB_PRIV_H
+#define _SMARTIO_NTB_PRIV_H
+
+#include <linux/completion.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/ntb.h>
+#include <linux/spinlock.h>
+#include <linux/srcu.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "smartio/fabric.h"
+#include "smartio/msg.h"
+#include "smartio/ring.h"
+
+/* Doorbell bits: 0 for the handshake, 1 for messages. */
+#define SMARTIO_DB_HANDSHAKE	BIT_ULL(0)
+#define SMARTIO_DB_MSG		BIT_ULL(1)
+#define SMARTIO_DB_USED		(SMARTIO_DB_HANDSHAKE | SMARTIO_DB_MSG)
+
+/* Requests one node may have pending on one peer at a time. */
+#define SMARTIO_MSG_INFLIGHT	32
+
+/**
+ * struct smartio_msg_pending - A request waiting for its response.
+ * @id: The request's id; 0 while the entry is free.
+ * @done: Completed by the response, or by the channel going down.
+ * @resp: Buffer for the response's payload.
+ * @resp_max: Size of @resp.
+ * @resp_len: Payload bytes of the response.
+ * @status: The response's status, or -ENOTCONN.
+ * @answered: The response (or the channel's end) has been delivered.
+ */
+struct smartio_msg_pending {
+	u32 id;
+	struct completion done;
+	void *resp;
+	u32 resp_max;
+	u32 resp_len;
+	int status;
+	bool answered;
+};
+
+/**
+ * struct smartio_msg_chan - The messaging channel to one peer.
+ * @area: Our receive area (see msg.c), written by the peer through its
+ *	window 0: DMA-coherent memory, the target of our inbound window.
+ * @area_dma: Bus address of @area for the NTB.
+ * @area_size: Bytes allocated at @area (the window's alignment at least).
+ * @win: Our outbound window onto the peer's receive area.
+ * @rx_lock: Serialises receiving with resetting the receive side.
+ * @rx_tail: Consumer counter of our receive ring.
+ * @rx_seq: Sequence number the next received message must carry.
+ * @rx_resp: Payload of the response to the request being served.
+ * @lock: Protects the fields below; a spinlock so that events can be
+ *	posted from atomic context.
+ * @up: The peer is joined and the channel usable.
+ * @tx_head: Producer counter of the peer's receive ring.
+ * @tx_seq: Sequence number of the next message sent.
+ * @next_id: Generation part of the next request id.
+ * @tx_buf: Where a record is encoded before it is copied to @win.
+ * @wait: Woken when a pending entry or ring space may have freed up.
+ * @pending: Requests waiting for their response.
+ */
+struct smartio_msg_chan {
+	void *area;
+	dma_addr_t area_dma;
+	size_t area_size;
+	void __iomem *win;
+
+	struct mutex rx_lock;
+	u32 rx_tail;
+	u32 rx_seq;
+	u8 rx_resp[SMARTIO_MSG_MAX_PAYLOAD];
+
+	spinlock_t lock;
+	bool up;
+	u32 tx_head;
+	u32 tx_seq;
+	u32 next_id;
+	u8 tx_buf[SMARTIO_RING_HDR_LEN + SMARTIO_MSG_MAX_LEN];
+	wait_queue_head_t wait;
+	struct smartio_msg_pending pending[SMARTIO_MSG_INFLIGHT];
+};
+
+/**
+ * struct smartio_peer - A peer port reachable through an adapter.
+ * @pidx: Peer index in the NTB API.
+ * @port: Peer's port number, -1 while unknown.
+ * @state: DOWN, LINK_UP or JOINED.
+ * @node_id: Peer's node id while JOINED, else 0; also read without the
+ *	adapter's lock (READ_ONCE) to find a node.
+ * @epoch: Epoch of the last valid hello read from the peer, 0 if none.
+ * @acked: Epoch the last hello sent to the peer acknowledged.
+ * @refused: Epoch of the last hello refused (error logged once each).
+ * @in_spad: First scratchpad of our own the peer writes, -1 while unknown.
+ * @out_spad: First scratchpad of the peer's this side writes.
+ * @chan: The messaging channel to the peer.
+ *
+ * Every field but @pidx and @chan is protected by the adapter's @lock.
+ */
+struct smartio_peer {
+	int pidx;
+	int port;
+	enum smartio_peer_state state;
+	u16 node_id;
+	u32 epoch;
+	u32 acked;
+	u32 refused;
+	int in_spad;
+	int out_spad;
+	struct smartio_msg_chan chan;
+};
+
+/**
+ * struct smartio_adapter - smartio's view of one NTB device.
+ * @list: Entry in smartio_adapters (RCU: messages find nodes under
+ *	rcu_read_lock()).
+ * @index: Adapter number, 0, 1, ... in probe order (lowest free).
+ * @ntb: The NTB device.
+ * @port: Own port number.
+ * @node_id: Own node id.
+ * @fabric: The adapter in the core's registry.
+ * @work: Runs the handshake and link tracking (NTB callbacks are atomic).
+ * @msg_work: Receives messages.
+ * @lock: Protects the fields of @peers and @node_id.
+ * @peer_count: Number of peers, ntb_peer_port_count(); fixed at probe.
+ * @fabric_peers: The peers as the core's registry shows them.
+ * @peers: The peers, indexed by pidx.
+ *
+ * Allocated with devm_ on the NTB client device: freed after remove.
+ */
+struct smartio_adapter {
+	struct list_head list;
+	int index;
+	struct ntb_dev *ntb;
+	int port;
+	u16 node_id;
+	struct smartio_fabric_adapter fabric;
+	struct work_struct work;
+	struct work_struct msg_work;
+	struct mutex lock;
+	int peer_count;
+	struct smartio_fabric_peer *fabric_peers;
+	struct smartio_peer peers[];
+};
+
+/* adapter.c: the adapters, in probe order; SRCU for messages. */
+extern struct list_head smartio_adapters;
+extern struct srcu_struct smartio_adapters_srcu;
+struct smartio_peer *smartio_node_peer(u16 node_id,
+				       struct smartio_adapter **adp);
+
+/* msg.c */
+void smartio_msg_init(void);
+void smartio_msg_chan_init(struct smartio_peer *peer);
+int smartio_msg_chan_open(struct smartio_adapter *ad, struct smartio_peer *peer);
+void smartio_msg_chan_exit(struct smartio_adapter *ad, struct smartio_peer *peer);
+void smartio_msg_chan_reset_rx(struct smartio_peer *peer);
+void smartio_msg_chan_up(struct smartio_peer *peer);
+unsigned int smartio_msg_chan_down(struct smartio_peer *peer);
+void smartio_msg_work(struct work_struct *work);
+int smartio_msg_call_peer(struct smartio_adapter *ad, struct smartio_peer *peer,
+			  u16 op, const void *req, u32 len, void *resp,
+			  u32 resp_max, u32 *resp_len, unsigned long timeout);
+
+#endif /* _SMARTIO_NTB_PRIV_H */
