@@ -23,7 +23,7 @@ DESTDIR ?=
 CC ?= gcc
 CFLAGS ?= -O2 -g
 override CFLAGS += -std=gnu11 -Wall -Wextra -Werror
-override CPPFLAGS += -Iinclude -MMD -MP
+override CPPFLAGS += -Iinclude -Iinclude/uapi -MMD -MP
 
 CHECK_CFLAGS = $(shell pkg-config --cflags check)
 CHECK_LIBS = $(shell pkg-config --libs check)
@@ -31,10 +31,13 @@ CHECK_LIBS = $(shell pkg-config --libs check)
 lib_src := $(wildcard lib/*.c)
 smartioctl_src := $(wildcard tools/*.c)
 unit_src := $(wildcard tests/unit/*.c)
+# smartioctl's pure helpers, unit tested: no main(), no libmnl.
+unit_tools_src := tools/args.c tools/errname.c tools/json.c
 
 smartioctl_obj := $(patsubst %.c,$(BUILD)/%.o,$(smartioctl_src))
 lib_obj := $(patsubst %.c,$(BUILD)/%.o,$(lib_src))
 unit_obj := $(patsubst %.c,$(BUILD)/%.o,$(unit_src))
+unit_tools_obj := $(patsubst %.c,$(BUILD)/%.o,$(unit_tools_src))
 
 programs := $(BUILD)/bin/smartioctl
 unit := $(BUILD)/tests/unit/smartio-unit
@@ -68,9 +71,9 @@ unit: $(unit)
 
 $(BUILD)/bin/smartioctl: $(smartioctl_obj) $(lib_obj)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lmnl
 
-$(unit): $(unit_obj) $(lib_obj)
+$(unit): $(unit_obj) $(lib_obj) $(unit_tools_obj)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS)
 
@@ -103,6 +106,7 @@ demo: vm-image
 install: all
 	$(MAKE) -C $(KDIR) $(KBUILD_OPTS) INSTALL_MOD_DIR=extra modules_install
 	install -D -m 0755 $(BUILD)/bin/smartioctl $(DESTDIR)$(PREFIX)/sbin/smartioctl
+	install -D -m 0644 man/smartioctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/smartioctl.8
 
 clean:
 	$(MAKE) -C $(KDIR) $(KBUILD_OPTS) clean

@@ -519,7 +519,7 @@ static void smartio_msg_rx_one(struct smartio_adapter *ad,
 	int ret;
 
 	ret = smartio_msg_decode(buf, len, &m);
-	if (ret) {
+	if (ret < 0) {
 		dev_err_ratelimited(&ad->ntb->dev, "adapter %d: node %u: dropping a malformed message: %d\n",
 				    ad->index, peer->node_id, ret);
 		return;

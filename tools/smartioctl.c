@@ -18,18 +18,15 @@ struct smartioctl_opts opts;
 static int do_help(int argc, char **argv);
 
 static const struct object objects[] = {
-	{ "version", "show tool and kernel module versions", do_version },
-	{ "help", "show this help", do_help },
+	{ "adapter", NULL, "NTB adapters and their peer ports", do_adapter },
+	{ "node", NULL, "remote nodes; ping them", do_node },
+	{ "segment", NULL, "memory segments", do_segment },
+	{ "monitor", NULL, "print node and link events", do_monitor },
+	{ "version", NULL, "show tool and kernel module versions", do_version },
+	{ "help", NULL, "show this help", do_help },
 };
 
-#define N_OBJECTS (sizeof(objects) / sizeof(objects[0]))
-
-bool matches(const char *arg, const char *keyword)
-{
-	size_t len = strlen(arg);
-
-	return len > 0 && strncmp(arg, keyword, len) == 0;
-}
+#define N_OBJECTS ARRAY_SIZE(objects)
 
 bool is_help(const char *arg)
 {
@@ -47,6 +44,57 @@ int usage_error(const char *fmt, ...)
 	va_end(ap);
 	fputs(" (try \"smartioctl help\")\n", stderr);
 	return EXIT_USAGE;
+}
+
+int cmd_args(const char *what, int argc, char **argv,
+	     struct arg_spec *spec, size_t n)
+{
+	char msg[128];
+
+	if (parse_args(argc, argv, spec, n, msg, sizeof(msg)) < 0)
+		return usage_error("%s: %s", what, msg);
+	return EXIT_OK;
+}
+
+static void print_commands(FILE *out, const char *object,
+			   const struct object *cmds, size_t n)
+{
+	char synopsis[64];
+	size_t i;
+
+	fprintf(out, "Usage: smartioctl [-j] %s [COMMAND [ARGS]]\n"
+		"\n"
+		"Commands (the first is the default):\n", object);
+	for (i = 0; i < n; i++) {
+		snprintf(synopsis, sizeof(synopsis), "%s%s%s", cmds[i].name,
+			 cmds[i].args ? " " : "",
+			 cmds[i].args ? cmds[i].args : "");
+		fprintf(out, "  %-34s %s\n", synopsis, cmds[i].summary);
+	}
+	fprintf(out, "  %-34s %s\n", "help", "show this help");
+}
+
+/*
+ * Runs OBJECT's command named by argv[0], the first of CMDS when there is
+ * none. "help" in place of the command or of its arguments prints the
+ * object's help.
+ */
+int run_commands(const char *object, const struct object *cmds, size_t n,
+		 int argc, char **argv)
+{
+	int i;
+
+	if (argc == 0)
+		return cmds[0].run(0, argv);
+	if (is_help(argv[0]) || (argc > 1 && is_help(argv[1]))) {
+		print_commands(stdout, object, cmds, n);
+		return EXIT_OK;
+	}
+	i = FIND_NAME(cmds, n, argv[0]);
+	if (i < 0)
+		return usage_error("%s: unknown or ambiguous command \"%s\"",
+				   object, argv[0]);
+	return cmds[i].run(argc - 1, argv + 1);
 }
 
 static void print_usage(FILE *out)
@@ -76,24 +124,6 @@ static int do_help(int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* Finds the object ARG names; NULL if none or if the prefix is ambiguous. */
-static const struct object *find_object(const char *arg)
-{
-	const struct object *found = NULL;
-	size_t i;
-
-	for (i = 0; i < N_OBJECTS; i++) {
-		if (strcmp(arg, objects[i].name) == 0)
-			return &objects[i];
-		if (matches(arg, objects[i].name)) {
-			if (found)
-				return NULL;
-			found = &objects[i];
-		}
-	}
-	return found;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
@@ -102,8 +132,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const struct object *obj;
-	int c;
+	int c, i;
 
 	opterr = 0;	/* one message per error: ours */
 	/* "+": stop at the first non-option, it is the object. */
@@ -130,8 +159,9 @@ int main(int argc, char **argv)
 		print_usage(stderr);
 		return EXIT_USAGE;
 	}
-	obj = find_object(argv[0]);
-	if (!obj)
+	/* Objects are matched by unambiguous prefix, as in ip(8). */
+	i = FIND_NAME(objects, N_OBJECTS, argv[0]);
+	if (i < 0)
 		return usage_error("unknown or ambiguous object \"%s\"", argv[0]);
-	return obj->run(argc - 1, argv + 1);
+	return objects[i].run(argc - 1, argv + 1);
 }

@@ -10,6 +10,7 @@
 #define SMARTIOCTL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 /* Exit codes, documented in smartioctl(8). */
@@ -20,27 +21,70 @@ enum {
 	EXIT_NO_MODULE = 3,	/* the smartio kernel module is not loaded */
 };
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 struct smartioctl_opts {
 	bool json;
 };
 
 extern struct smartioctl_opts opts;
 
+/*
+ * An object of smartioctl, or a command of an object: both are found by
+ * unambiguous prefix and both tables print as help. ARGS is the command's
+ * argument synopsis (NULL for objects, which list their own commands).
+ */
 struct object {
 	const char *name;
+	const char *args;
 	const char *summary;
 	int (*run)(int argc, char **argv);
 };
 
-/* Shared helpers (smartioctl.c). */
+/*
+ * A command-line argument: positional (NAME in capitals, given in table
+ * order, always required) or "keyword VALUE" in any order. All values are
+ * decimal numbers in [MIN, MAX]; VAL holds the default until the argument
+ * is given. NAME comes first: find_name() relies on it.
+ */
+struct arg_spec {
+	const char *name;
+	unsigned long long min;
+	unsigned long long max;
+	bool positional;
+	bool required;
+	unsigned long long val;
+	bool given;
+};
+
+/* Pure helpers, unit tested (args.c, errname.c, json.c). */
 bool matches(const char *arg, const char *keyword);
+int find_name(const void *tab, size_t n, size_t size, const char *arg);
+#define FIND_NAME(tab, n, arg) find_name((tab), (n), sizeof(*(tab)), (arg))
+int parse_number(const char *s, unsigned long long min,
+		 unsigned long long max, unsigned long long *val);
+int parse_args(int argc, char **argv, struct arg_spec *spec, size_t n,
+	       char *msg, size_t msglen);
+const char *errno_name(int err, char *buf, size_t len);
+void describe_errno(int err, char *buf, size_t len);
+void json_string(FILE *out, const char *s);
+void json_key(FILE *out, const char *key, bool *first);
+void json_elem(FILE *out, bool *first);
+void json_array_end(FILE *out, bool first);
+
+/* Command-line helpers (smartioctl.c). */
 bool is_help(const char *arg);
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* JSON output (json.c): a minimal writer for flat objects. */
-void json_string(FILE *out, const char *s);
+int cmd_args(const char *what, int argc, char **argv,
+	     struct arg_spec *spec, size_t n);
+int run_commands(const char *object, const struct object *cmds, size_t n,
+		 int argc, char **argv);
 
 /* Objects. */
 int do_version(int argc, char **argv);
+int do_adapter(int argc, char **argv);
+int do_node(int argc, char **argv);
+int do_segment(int argc, char **argv);
+int do_monitor(int argc, char **argv);
 
 #endif /* SMARTIOCTL_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Userspace unit tests (Check) for the smartio pure-logic code in lib/.
+ * Userspace unit tests (Check) for the smartio pure-logic code in lib/
+ * and smartioctl's pure helpers in tools/.
  * Every suite is declared here and added to the runner in unit_main.c.
  */
 #ifndef _SMARTIO_TESTS_UNIT_H
@@ -13,5 +14,6 @@ Suite *pci_addr_suite(void);
 Suite *window_suite(void);
 Suite *msg_suite(void);
 Suite *ring_suite(void);
+Suite *args_suite(void);
 
 #endif /* _SMARTIO_TESTS_UNIT_H */

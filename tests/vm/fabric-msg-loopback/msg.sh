@@ -1,0 +1,1 @@
+../fabric-msg/msg.sh

@@ -1,0 +1,20 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Node 2 answers node0's pings until node0 kills it, then boots again.
+set -eu
+. ./msg.sh
+
+modprobe ntb_hw_smartio
+modprobe smartio_ntb
+wait_until 60 joined 1 || { show_adapters; fail "node 1 never joined"; }
+
+if [ "$BOOT" = 1 ]; then
+	vmctl barrier joined
+	sleep 100000	# until node0 kills this VM
+	exit 1
+fi
+
+vmctl barrier rebooted
+vmctl barrier finished
+rmmod smartio_ntb ntb_hw_smartio smartio

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smartioctl segment: the memory segments this node knows of.
+ *
+ *   segment 7: node 2 size 1048576 flags 0x0
+ */
+#include "nl.h"
+
+static void print_segment(const struct nl_obj *s)
+{
+	printf("segment %llu: node %llu size %llu flags 0x%llx\n",
+	       nl_uint(s, SMARTIO_A_SEGMENT_SEGMENT_ID),
+	       nl_uint(s, SMARTIO_A_SEGMENT_NODE_ID),
+	       nl_uint(s, SMARTIO_A_SEGMENT_SIZE),
+	       nl_uint(s, SMARTIO_A_SEGMENT_FLAGS));
+}
+
+static int segment_list(int argc, char **argv)
+{
+	int ret = cmd_args("segment list", argc, argv, NULL, 0);
+
+	if (ret)
+		return ret;
+	return nl_dump("segment list", SMARTIO_CMD_SEGMENT_GET,
+		       NL_SET(smartio_nl_segment_attrs), print_segment);
+}
+
+static const struct object cmds[] = {
+	{ "list", NULL, "list the known segments", segment_list },
+};
+
+int do_segment(int argc, char **argv)
+{
+	return run_commands("segment", cmds, ARRAY_SIZE(cmds), argc, argv);
+}
