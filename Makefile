@@ -39,7 +39,11 @@ lib_obj := $(patsubst %.c,$(BUILD)/%.o,$(lib_src))
 unit_obj := $(patsubst %.c,$(BUILD)/%.o,$(unit_src))
 unit_tools_obj := $(patsubst %.c,$(BUILD)/%.o,$(unit_tools_src))
 
-programs := $(BUILD)/bin/smartioctl
+# Test programs go into the VM image with the programs (tests/vm/mkinitramfs).
+genl_send_obj := $(patsubst %.c,$(BUILD)/%.o,tests/tools/genl-send.c \
+	tools/nl.c $(unit_tools_src))
+
+programs := $(BUILD)/bin/smartioctl $(BUILD)/bin/smartio-genl-send
 unit := $(BUILD)/tests/unit/smartio-unit
 
 
@@ -72,6 +76,12 @@ unit: $(unit)
 $(BUILD)/bin/smartioctl: $(smartioctl_obj) $(lib_obj)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lmnl
+
+$(BUILD)/bin/smartio-genl-send: $(genl_send_obj) $(lib_obj)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lmnl
+
+$(BUILD)/tests/tools/%.o: CPPFLAGS += -Itools
 
 $(unit): $(unit_obj) $(lib_obj) $(unit_tools_obj)
 	@mkdir -p $(@D)

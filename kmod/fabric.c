@@ -129,8 +129,14 @@ void smartio_fabric_peer_set(struct smartio_fabric_adapter *fa, u32 pidx,
 	/* Joined as the same node before and after: no join, no leave. */
 	left = old == SMARTIO_PEER_STATE_JOINED &&
 		     (state != old || node_id != peer->node_id);
-	if (left)
-		smartio_nl_notify_peer(fa, peer, SMARTIO_CMD_NODE_LEAVE_NTF);
+	if (left) {
+		/* The node that left, in the state it left the peer in. */
+		struct smartio_fabric_peer gone = *peer;
+
+		gone.port = port;
+		gone.state = state;
+		smartio_nl_notify_peer(fa, &gone, SMARTIO_CMD_NODE_LEAVE_NTF);
+	}
 
 	peer->port = port;
 	peer->state = state;

@@ -21,6 +21,18 @@
 
 static struct genl_family smartio_nl_family;
 
+/*
+ * True when attribute @attr of the request is missing, which the extended
+ * ack then names (as a type, and in words: "missing " @what).
+ */
+#define smartio_nl_missing(info, attr, what) ({				\
+	bool __missing = GENL_REQ_ATTR_CHECK(info, attr);		\
+									\
+	if (__missing)							\
+		NL_SET_ERR_MSG((info)->extack, "missing " what);	\
+	__missing;							\
+})
+
 static void *smartio_nl_put(struct sk_buff *skb, u32 portid, u32 seq,
 			    int flags, u8 cmd)
 {
@@ -90,7 +102,7 @@ int smartio_nl_adapter_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, SMARTIO_A_ADAPTER_INDEX))
+	if (smartio_nl_missing(info, SMARTIO_A_ADAPTER_INDEX, "adapter index"))
 		return -EINVAL;
 
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
@@ -153,8 +165,8 @@ int smartio_nl_adapter_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct smartio_fabric_adapter *fa;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, SMARTIO_A_ADAPTER_INDEX) ||
-	    GENL_REQ_ATTR_CHECK(info, SMARTIO_A_ADAPTER_NODE_ID))
+	if (smartio_nl_missing(info, SMARTIO_A_ADAPTER_INDEX, "adapter index") ||
+	    smartio_nl_missing(info, SMARTIO_A_ADAPTER_NODE_ID, "node id"))
 		return -EINVAL;
 
 	down_read(&smartio_fabric_rwsem);
@@ -184,7 +196,8 @@ static int smartio_nl_put_node(struct sk_buff *skb, u32 portid, u32 seq,
 
 	if (!hdr)
 		return -EMSGSIZE;
-	if ((peer->state == SMARTIO_PEER_STATE_JOINED &&
+	/* Peers that have not joined have no node id. */
+	if ((peer->node_id &&
 	     nla_put_u16(skb, SMARTIO_A_NODE_NODE_ID, peer->node_id)) ||
 	    nla_put_u32(skb, SMARTIO_A_NODE_ADAPTER, fa->index) ||
 	    nla_put_u8(skb, SMARTIO_A_NODE_STATE, peer->state) ||
@@ -302,7 +315,7 @@ int smartio_nl_node_ping_doit(struct sk_buff *skb, struct genl_info *info)
 	u16 node_id;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, SMARTIO_A_PING_NODE_ID))
+	if (smartio_nl_missing(info, SMARTIO_A_PING_NODE_ID, "node id"))
 		return -EINVAL;
 	node_id = nla_get_u16(attrs[SMARTIO_A_PING_NODE_ID]);
 	if (attrs[SMARTIO_A_PING_COUNT])
