@@ -43,7 +43,8 @@ unit_tools_obj := $(patsubst %.c,$(BUILD)/%.o,$(unit_tools_src))
 genl_send_obj := $(patsubst %.c,$(BUILD)/%.o,tests/tools/genl-send.c \
 	tools/nl.c $(unit_tools_src))
 
-programs := $(BUILD)/bin/smartioctl $(BUILD)/bin/smartio-genl-send
+programs := $(BUILD)/bin/smartioctl $(BUILD)/bin/smartio-genl-send \
+	$(BUILD)/bin/smartio-seg
 unit := $(BUILD)/tests/unit/smartio-unit
 
 
@@ -80,6 +81,10 @@ $(BUILD)/bin/smartioctl: $(smartioctl_obj) $(lib_obj)
 $(BUILD)/bin/smartio-genl-send: $(genl_send_obj) $(lib_obj)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lmnl
+
+$(BUILD)/bin/smartio-seg: $(BUILD)/tests/tools/segment.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
 $(BUILD)/tests/tools/%.o: CPPFLAGS += -Itools
 

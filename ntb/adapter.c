@@ -189,6 +189,7 @@ static void smartio_peer_leave(struct smartio_adapter *ad,
 
 	if (peer->state == SMARTIO_PEER_STATE_JOINED) {
 		failed = smartio_msg_chan_down(peer);
+		smartio_segment_peer_left(ad, peer);
 		if (failed)
 			pr_info("adapter %d: node %u left, %u pending request%s failed\n",
 				ad->index, peer->node_id, failed,
@@ -307,6 +308,7 @@ static void smartio_peer_hello(struct smartio_adapter *ad,
 		return;
 	}
 
+	WRITE_ONCE(peer->session, peer->session + 1);
 	smartio_msg_chan_up(peer);
 	peer->state = SMARTIO_PEER_STATE_JOINED;
 	WRITE_ONCE(peer->node_id, node);
@@ -541,6 +543,10 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 		goto err_chans;
 	}
 
+	ret = smartio_lut_init(ad);
+	if (ret)
+		goto err_chans;
+
 	ad->fabric.ops = &smartio_fabric_ops;
 	ad->fabric.index = ad->index;
 	ad->fabric.port = ad->port;
@@ -551,7 +557,7 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 	ad->fabric.node_id = ad->node_id;
 	ret = smartio_fabric_adapter_add(&ad->fabric);
 	if (ret)
-		goto err_chans;
+		goto err_lut;
 
 	ret = ntb_set_ctx(ntb, ad, &smartio_ctx_ops);
 	if (ret)
@@ -588,6 +594,8 @@ err_unlist:
 	cancel_work_sync(&ad->msg_work);
 err_fabric:
 	smartio_fabric_adapter_del(&ad->fabric);
+err_lut:
+	smartio_lut_exit(ad);
 err_chans:
 	smartio_chans_exit(ad, pcnt);
 	ida_free(&smartio_adapter_ida, ad->index);
@@ -619,6 +627,8 @@ static void smartio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 	synchronize_srcu(&smartio_adapters_srcu);
 
 	cancel_work_sync(&ad->msg_work);
+	smartio_segment_adapter_gone(ad);
+	smartio_lut_exit(ad);
 	smartio_chans_exit(ad, ad->peer_count);
 	ida_free(&smartio_adapter_ida, ad->index);
 	mutex_destroy(&ad->lock);
@@ -664,6 +674,9 @@ static int __init smartio_ntb_init(void)
 		smartio_epoch = get_random_u32();
 	} while (!smartio_epoch);
 	smartio_msg_init();
+	ret = smartio_segment_init();
+	if (ret)
+		return ret;
 
 	smartio_debugfs = debugfs_create_dir("smartio", NULL);
 	debugfs_create_file("adapters", 0444, smartio_debugfs, NULL,
@@ -677,6 +690,7 @@ static int __init smartio_ntb_init(void)
 
 err_debugfs:
 	debugfs_remove_recursive(smartio_debugfs);
+	smartio_segment_exit();
 	return ret;
 }
 
@@ -684,11 +698,12 @@ static void __exit smartio_ntb_exit(void)
 {
 	ntb_unregister_client(&smartio_ntb_client);
 	debugfs_remove_recursive(smartio_debugfs);
+	smartio_segment_exit();
 }
 
 module_init(smartio_ntb_init);
 module_exit(smartio_ntb_exit);
 
-MODULE_DESCRIPTION("smartio NTB layer: adapters, node ids, peers and messaging");
+MODULE_DESCRIPTION("smartio NTB layer: adapters, node ids, messaging, windows and segments");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(SMARTIO_VERSION);

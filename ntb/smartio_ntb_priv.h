@@ -18,6 +18,7 @@
 #include "smartio/fabric.h"
 #include "smartio/msg.h"
 #include "smartio/ring.h"
+#include "smartio/window.h"
 
 /* Doorbell bits: 0 for the handshake, 1 for messages. */
 #define SMARTIO_DB_HANDSHAKE	BIT_ULL(0)
@@ -89,6 +90,47 @@ struct smartio_msg_chan {
 	struct smartio_msg_pending pending[SMARTIO_MSG_INFLIGHT];
 };
 
+/* Slot key of LUT slots whose peer left (see window.c). */
+#define SMARTIO_LUT_NO_PEER	U16_MAX
+
+/**
+ * struct smartio_lut - An adapter's LUT aperture (window.c).
+ * @lock: Serialises mapping and unmapping.
+ * @map: Slot allocation, keyed by peer index.
+ * @slots: The slots of @map.
+ * @count: Number of slots; 0 when the adapter has no LUT windows.
+ * @first_widx: NTB outbound window of slot 0.
+ * @base: Physical address of slot 0.
+ * @slot_size: Bytes each slot maps.
+ * @error: First error programming a slot during one map.
+ */
+struct smartio_lut {
+	struct mutex lock;
+	struct smartio_window_map map;
+	struct smartio_window_slot *slots;
+	u32 count;
+	int first_widx;
+	phys_addr_t base;
+	resource_size_t slot_size;
+	int error;
+};
+
+/**
+ * struct smartio_lut_mapping - A peer range mapped through LUT slots.
+ * @pidx: The peer.
+ * @first: First slot.
+ * @count: Slots, 0 once unmapped.
+ * @phys: Where the range starts in our physical address space.
+ * @size: Bytes of the range.
+ */
+struct smartio_lut_mapping {
+	int pidx;
+	u32 first;
+	u32 count;
+	phys_addr_t phys;
+	u64 size;
+};
+
 /**
  * struct smartio_peer - A peer port reachable through an adapter.
  * @pidx: Peer index in the NTB API.
@@ -101,6 +143,8 @@ struct smartio_msg_chan {
  * @refused: Epoch of the last hello refused (error logged once each).
  * @in_spad: First scratchpad of our own the peer writes, -1 while unknown.
  * @out_spad: First scratchpad of the peer's this side writes.
+ * @session: Number of times the peer joined; lets a connection made
+ *	while it leaves notice (read with READ_ONCE).
  * @chan: The messaging channel to the peer.
  *
  * Every field but @pidx and @chan is protected by the adapter's @lock.
@@ -115,6 +159,7 @@ struct smartio_peer {
 	u32 refused;
 	int in_spad;
 	int out_spad;
+	u32 session;
 	struct smartio_msg_chan chan;
 };
 
@@ -131,6 +176,7 @@ struct smartio_peer {
  * @msg_work: Receives messages.
  * @lock: Protects the fields of @peers and @node_id.
  * @peer_count: Number of peers, ntb_peer_port_count(); fixed at probe.
+ * @lut: The LUT aperture, for the window manager.
  * @fabric_peers: The peers as the core's registry shows them.
  * @peers: The peers, indexed by pidx.
  *
@@ -147,6 +193,7 @@ struct smartio_adapter {
 	struct work_struct msg_work;
 	struct mutex lock;
 	int peer_count;
+	struct smartio_lut lut;
 	struct smartio_fabric_peer *fabric_peers;
 	struct smartio_peer peers[];
 };
@@ -156,6 +203,22 @@ extern struct list_head smartio_adapters;
 extern struct srcu_struct smartio_adapters_srcu;
 struct smartio_peer *smartio_node_peer(u16 node_id,
 				       struct smartio_adapter **adp);
+
+/* window.c */
+int smartio_lut_init(struct smartio_adapter *ad);
+void smartio_lut_exit(struct smartio_adapter *ad);
+int smartio_lut_map(struct smartio_adapter *ad, int pidx, u64 addr, u64 size,
+		    struct smartio_lut_mapping *m);
+void smartio_lut_unmap(struct smartio_adapter *ad,
+		       struct smartio_lut_mapping *m);
+void smartio_lut_peer_lost(struct smartio_adapter *ad, int pidx);
+
+/* segment.c */
+int smartio_segment_init(void);
+void smartio_segment_exit(void);
+void smartio_segment_peer_left(struct smartio_adapter *ad,
+			       struct smartio_peer *peer);
+void smartio_segment_adapter_gone(struct smartio_adapter *ad);
 
 /* msg.c */
 void smartio_msg_init(void);

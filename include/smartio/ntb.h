@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The NTB layer's kernel API (ntb/smartio_ntb): kernel-to-kernel messaging
- * between the nodes of the fabric. Kernel only.
+ * between the nodes of the fabric, and connections to other nodes'
+ * segments (see ntb/segment.c). Kernel only.
  *
  * Every control operation between two nodes (borrow, config-space access,
  * window set-up) is a request answered by one response, or an event that
@@ -20,6 +21,7 @@
 /* Operation codes: one per kind of request or event, never reused. */
 enum smartio_msg_op {
 	SMARTIO_MSG_OP_ECHO = 1,	/* the response echoes the request */
+	SMARTIO_MSG_OP_SEGMENT_INFO,	/* where an exported segment is */
 	SMARTIO_MSG_OP_MAX = 64,	/* first code not available */
 };
 
@@ -45,5 +47,17 @@ int smartio_msg_call(u16 node_id, u16 op, const void *req, u32 len,
 		     void *resp, u32 resp_max, u32 *resp_len,
 		     unsigned long timeout);
 int smartio_msg_post(u16 node_id, u16 op, const void *buf, u32 len);
+
+struct device;
+struct smartio_segment_conn;
+
+struct smartio_segment_conn *smartio_segment_connect(u16 node_id,
+						     u32 segment_id);
+void smartio_segment_disconnect(struct smartio_segment_conn *conn);
+u64 smartio_segment_size(const struct smartio_segment_conn *conn);
+int smartio_segment_map_device(struct smartio_segment_conn *conn,
+			       struct device *dev, dma_addr_t *addr);
+void smartio_segment_unmap_device(struct smartio_segment_conn *conn,
+				  struct device *dev, dma_addr_t addr);
 
 #endif /* _SMARTIO_NTB_H */
