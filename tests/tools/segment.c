@@ -6,7 +6,8 @@
  *	smartio-seg export ID NODE|all		let NODE (or all) connect
  *	smartio-seg remove ID			remove a local segment
  *	smartio-seg fill NODE|local ID SEED	write a pattern, print its sum
- *	smartio-seg sum NODE|local ID		print the segment's sum
+ *	smartio-seg sum NODE|local ID [OFFSET LEN]	print the segment's sum
+ *	smartio-seg pattern SEED LEN		print the sum of LEN pattern bytes
  *
  * SIZE takes a K, M or G suffix. fill maps the segment (connecting to
  * NODE's, or attaching to our own with "local") and writes a
@@ -40,7 +41,8 @@ static int failed(void)
 static int usage(void)
 {
 	fprintf(stderr, "usage: smartio-seg create ID SIZE [ADAPTER] | export ID NODE|all |\n"
-			"       remove ID | fill NODE|local ID SEED | sum NODE|local ID\n");
+			"       remove ID | fill NODE|local ID SEED |\n"
+			"       sum NODE|local ID [OFFSET LEN] | pattern SEED LEN\n");
 	return 2;
 }
 
@@ -110,6 +112,7 @@ static volatile uint64_t *map(int fd, uint64_t node, uint64_t id,
 int main(int argc, char **argv)
 {
 	uint64_t id, node = 0, size = 0, seed, n, h = HASH_INIT, i, x;
+	uint64_t off = 0, len = 0;
 	struct smartio_segment_create create = { 0 };
 	struct smartio_segment_export export = { 0 };
 	volatile uint64_t *p;
@@ -120,6 +123,15 @@ int main(int argc, char **argv)
 		return usage();
 	cmd = argv[1];
 	what = cmd;
+	if (!strcmp(cmd, "pattern") && argc == 4) {
+		if (!number(argv[2], UINT64_MAX, &seed) || !seed ||
+		    !number(argv[3], UINT64_MAX, &len) || len % sizeof(x))
+			return usage();
+		for (i = 0, x = seed; i < len / sizeof(x); i++)
+			h = hash(h, next(&x));
+		printf("%016" PRIx64 "\n", h);
+		return 0;
+	}
 	fd = open(SMARTIO_DEV_PATH, O_RDWR);
 	if (fd < 0) {
 		what = SMARTIO_DEV_PATH;
@@ -155,17 +167,31 @@ int main(int argc, char **argv)
 		id32 = (uint32_t)id;
 		return ioctl(fd, SMARTIO_IOC_SEGMENT_REMOVE, &id32) ? failed() : 0;
 	}
-	if ((!strcmp(cmd, "fill") && argc == 5) || (!strcmp(cmd, "sum") && argc == 4)) {
+	if ((!strcmp(cmd, "fill") && argc == 5) ||
+	    (!strcmp(cmd, "sum") && (argc == 4 || argc == 6))) {
+		bool fill = !strcmp(cmd, "fill");
+
 		if ((strcmp(argv[2], "local") &&
 		     (!number(argv[2], UINT16_MAX - 1, &node) || !node)) ||
 		    !number(argv[3], UINT32_MAX, &id) ||
-		    (argc == 5 && (!number(argv[4], UINT64_MAX, &seed) || !seed)))
+		    (fill && (!number(argv[4], UINT64_MAX, &seed) || !seed)) ||
+		    (argc == 6 && (!number(argv[4], UINT64_MAX, &off) ||
+				   !number(argv[5], UINT64_MAX, &len) ||
+				   off % sizeof(x) || len % sizeof(x))))
 			return usage();
 		p = map(fd, node, id, &size);
 		if (!p)
 			return failed();
 		n = size / sizeof(*p);
-		if (argc == 5) {
+		if (argc == 6) {
+			if (off > size || len > size - off) {
+				errno = EINVAL;
+				return failed();
+			}
+			p += off / sizeof(*p);
+			n = len / sizeof(*p);
+		}
+		if (fill) {
 			for (i = 0, x = seed; i < n; i++) {
 				p[i] = next(&x);
 				h = hash(h, x);

@@ -30,6 +30,12 @@ echo "node1: node 1 wrote sum $sum, segment 7 holds sum $mine"
 [ "$mine" != "$zero" ] || fail "segment 7 unchanged"
 vmctl barrier checked
 
+sum=$(vmctl get edu_sum)
+mine=$(smartio-seg sum local 7 1048576 2048)
+echo "node1: edu copied sum $sum, segment 7 + 1 MiB holds sum $mine"
+[ "$sum" = "$mine" ] || fail "segment 7 does not hold what edu copied"
+vmctl barrier edu_checked
+
 # Busy while attached elsewhere? Not here: remove both, then they are gone.
 smartio-seg remove 8
 smartio-seg remove 7
