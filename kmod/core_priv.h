@@ -23,6 +23,7 @@
 extern struct rw_semaphore smartio_fabric_rwsem;
 extern struct mutex smartio_fabric_lock;
 extern struct list_head smartio_fabric_adapters;
+extern const struct smartio_fabric_segment_ops *smartio_fabric_segment_ops;
 
 struct smartio_fabric_adapter *smartio_fabric_adapter_find(u32 index);
 struct smartio_fabric_adapter *smartio_fabric_node_find(u16 node_id);

@@ -14,6 +14,8 @@
 DECLARE_RWSEM(smartio_fabric_rwsem);
 DEFINE_MUTEX(smartio_fabric_lock);
 LIST_HEAD(smartio_fabric_adapters);
+/* Who lists segments, or NULL; under smartio_fabric_rwsem. */
+const struct smartio_fabric_segment_ops *smartio_fabric_segment_ops;
 
 /* Called with smartio_fabric_rwsem held. */
 struct smartio_fabric_adapter *smartio_fabric_adapter_find(u32 index)
@@ -51,6 +53,39 @@ out:
 	mutex_unlock(&smartio_fabric_lock);
 	return found;
 }
+
+/**
+ * smartio_fabric_segments_register() - Register the lister of segments.
+ * @ops: Its callbacks, until smartio_fabric_segments_unregister().
+ *
+ * Return: 0, or -EBUSY if another one is registered.
+ */
+int smartio_fabric_segments_register(const struct smartio_fabric_segment_ops *ops)
+{
+	int ret = 0;
+
+	down_write(&smartio_fabric_rwsem);
+	if (smartio_fabric_segment_ops)
+		ret = -EBUSY;
+	else
+		smartio_fabric_segment_ops = ops;
+	up_write(&smartio_fabric_rwsem);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(smartio_fabric_segments_register);
+
+/**
+ * smartio_fabric_segments_unregister() - Undo smartio_fabric_segments_register().
+ *
+ * Waits for a dump using the ops to end.
+ */
+void smartio_fabric_segments_unregister(void)
+{
+	down_write(&smartio_fabric_rwsem);
+	smartio_fabric_segment_ops = NULL;
+	up_write(&smartio_fabric_rwsem);
+}
+EXPORT_SYMBOL_GPL(smartio_fabric_segments_unregister);
 
 /**
  * smartio_fabric_adapter_add() - Register an adapter.

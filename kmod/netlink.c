@@ -357,11 +357,40 @@ int smartio_nl_node_ping_doit(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
-/* Segments come with the segment manager; until then there are none. */
+/* cb->args[0]: segments already dumped. */
 int smartio_nl_segment_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
-	return 0;
+	struct smartio_fabric_segment seg;
+	int ret = 0;
+	void *hdr;
+
+	down_read(&smartio_fabric_rwsem);
+	while (smartio_fabric_segment_ops &&
+	       !smartio_fabric_segment_ops->get(cb->args[0], &seg)) {
+		hdr = smartio_nl_put(skb, NETLINK_CB(cb->skb).portid,
+				     cb->nlh->nlmsg_seq, NLM_F_MULTI,
+				     SMARTIO_CMD_SEGMENT_GET);
+		if (!hdr) {
+			ret = -EMSGSIZE;
+			break;
+		}
+		if (nla_put_u16(skb, SMARTIO_A_SEGMENT_NODE_ID, seg.node_id) ||
+		    nla_put_u32(skb, SMARTIO_A_SEGMENT_SEGMENT_ID,
+				seg.segment_id) ||
+		    nla_put_u64_64bit(skb, SMARTIO_A_SEGMENT_SIZE, seg.size,
+				      SMARTIO_A_SEGMENT_PAD) ||
+		    nla_put_u32(skb, SMARTIO_A_SEGMENT_FLAGS, seg.flags)) {
+			genlmsg_cancel(skb, hdr);
+			ret = -EMSGSIZE;
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		cb->args[0]++;
+	}
+	up_read(&smartio_fabric_rwsem);
+
+	return smartio_nl_dump_ret(skb, ret);
 }
 
 /**

@@ -673,6 +673,45 @@ static struct miscdevice smartio_segment_miscdev = {
 	.mode = 0666,
 };
 
+/* The core lists segments through this (netlink segment-get). */
+static int smartio_segment_get(unsigned long pos,
+			       struct smartio_fabric_segment *out)
+{
+	struct smartio_segment_conn *conn;
+	struct smartio_segment *seg;
+	int ret = -ENOENT;
+
+	mutex_lock(&smartio_segments_lock);
+	list_for_each_entry(seg, &smartio_segments, list) {
+		if (pos--)
+			continue;
+		out->node_id = READ_ONCE(seg->ad->node_id);
+		out->segment_id = seg->id;
+		out->size = seg->size;
+		out->flags = seg->export_node ? SMARTIO_SEGMENT_EXPORTED : 0;
+		ret = 0;
+		goto unlock;
+	}
+	list_for_each_entry(conn, &smartio_conns, list) {
+		if (pos--)
+			continue;
+		out->node_id = conn->node_id;
+		out->segment_id = conn->segment_id;
+		out->size = conn->map.size;
+		out->flags = SMARTIO_SEGMENT_REMOTE |
+			     (conn->lost ? SMARTIO_SEGMENT_LOST : 0);
+		ret = 0;
+		goto unlock;
+	}
+unlock:
+	mutex_unlock(&smartio_segments_lock);
+	return ret;
+}
+
+static const struct smartio_fabric_segment_ops smartio_segment_ops = {
+	.get = smartio_segment_get,
+};
+
 int smartio_segment_init(void)
 {
 	int ret;
@@ -681,14 +720,24 @@ int smartio_segment_init(void)
 					   smartio_segment_info_handler);
 	if (ret)
 		return ret;
+	ret = smartio_fabric_segments_register(&smartio_segment_ops);
+	if (ret)
+		goto err_handler;
 	ret = misc_register(&smartio_segment_miscdev);
 	if (ret)
-		smartio_msg_handler_unregister(SMARTIO_MSG_OP_SEGMENT_INFO);
+		goto err_ops;
+	return 0;
+
+err_ops:
+	smartio_fabric_segments_unregister();
+err_handler:
+	smartio_msg_handler_unregister(SMARTIO_MSG_OP_SEGMENT_INFO);
 	return ret;
 }
 
 void smartio_segment_exit(void)
 {
 	misc_deregister(&smartio_segment_miscdev);
+	smartio_fabric_segments_unregister();
 	smartio_msg_handler_unregister(SMARTIO_MSG_OP_SEGMENT_INFO);
 }

@@ -83,6 +83,32 @@ struct smartio_fabric_adapter {
 	struct list_head list;
 };
 
+/**
+ * struct smartio_fabric_segment - A segment as the core shows it.
+ * @node_id: Its owner.
+ * @segment_id: Its id on the owner.
+ * @size: Bytes.
+ * @flags: SMARTIO_SEGMENT_* of <linux/smartio_dev.h>.
+ */
+struct smartio_fabric_segment {
+	u16 node_id;
+	u32 segment_id;
+	u64 size;
+	u32 flags;
+};
+
+/**
+ * struct smartio_fabric_segment_ops - How the core lists segments.
+ * @get: Fill in the segment at position @pos (0, 1, ...: local segments,
+ *	then connected ones) and return 0, or return -ENOENT past the last.
+ *	Process context.
+ */
+struct smartio_fabric_segment_ops {
+	int (*get)(unsigned long pos, struct smartio_fabric_segment *seg);
+};
+
+int smartio_fabric_segments_register(const struct smartio_fabric_segment_ops *ops);
+void smartio_fabric_segments_unregister(void);
 int smartio_fabric_adapter_add(struct smartio_fabric_adapter *fa);
 void smartio_fabric_adapter_del(struct smartio_fabric_adapter *fa);
 void smartio_fabric_peer_set(struct smartio_fabric_adapter *fa, u32 pidx,

@@ -79,6 +79,7 @@ struct smartio_segment_info {
 /* Flags of struct smartio_segment_info. */
 #define SMARTIO_SEGMENT_REMOTE	(1U << 0)	/* owned by another node */
 #define SMARTIO_SEGMENT_LOST	(1U << 1)	/* its owner left */
+#define SMARTIO_SEGMENT_EXPORTED (1U << 2)	/* local, and exported */
 
 #define SMARTIO_IOC_MAGIC	0xb7
 

@@ -18,6 +18,8 @@ wait_until 30 both_joined || { show_adapters; fail "adapters did not join"; }
 smartio-seg create 7 64M 1
 smartio-seg export 7 1
 zero=$(smartio-seg sum local 7)
+smartioctl segment list | grep -x 'segment 7: node 2 size 67108864 local exported' ||
+	fail "segment 7 not listed exported"
 expect_eperm smartio-seg create 9 1M
 expect_eperm smartio-seg export 7 all
 expect_eperm smartio-seg remove 7

@@ -16,6 +16,12 @@ smartio-seg export 7 1
 zero=$(smartio-seg sum local 7)
 smartio-seg create 8 1M		# not exported
 
+smartioctl segment list | tee /tmp/segments
+grep -qx 'segment 7: node 2 size 67108864 local exported' /tmp/segments ||
+	fail "segment 7 not listed exported"
+grep -qx 'segment 8: node 2 size 1048576 local' /tmp/segments ||
+	fail "segment 8 not listed"
+
 expect_eperm smartio-seg create 9 1M
 expect_eperm smartio-seg export 8 all
 expect_eperm smartio-seg remove 8
@@ -39,6 +45,7 @@ vmctl barrier edu_checked
 # Busy while attached elsewhere? Not here: remove both, then they are gone.
 smartio-seg remove 8
 smartio-seg remove 7
+[ "$(smartioctl -j segment list)" = "[]" ] || fail "segments listed after removal"
 rc=0
 smartio-seg sum local 7 2>/dev/null || rc=$?
 [ $rc = 1 ] || fail "segment 7 still there after remove"
