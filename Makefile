@@ -41,7 +41,7 @@ unit_tools_obj := $(patsubst %.c,$(BUILD)/%.o,$(unit_tools_src))
 
 # Test programs go into the VM image with the programs (tests/vm/mkinitramfs).
 genl_send_obj := $(patsubst %.c,$(BUILD)/%.o,tests/tools/genl-send.c \
-	tools/nl.c $(unit_tools_src))
+	tools/nl.c tools/usage.c $(unit_tools_src))
 
 programs := $(BUILD)/bin/smartioctl $(BUILD)/bin/smartio-genl-send \
 	$(BUILD)/bin/smartio-seg

@@ -96,6 +96,22 @@ static int smartio_nl_put_adapter(struct sk_buff *skb, u32 portid, u32 seq,
 	return 0;
 }
 
+/*
+ * The adapter the request's index names, or NULL with the reason in the
+ * extended ack. Called with smartio_fabric_rwsem held.
+ */
+static struct smartio_fabric_adapter *
+smartio_nl_adapter(struct genl_info *info)
+{
+	struct nlattr *index = info->attrs[SMARTIO_A_ADAPTER_INDEX];
+	struct smartio_fabric_adapter *fa;
+
+	fa = smartio_fabric_adapter_find(nla_get_u32(index));
+	if (!fa)
+		NL_SET_ERR_MSG_ATTR(info->extack, index, "no such adapter");
+	return fa;
+}
+
 int smartio_nl_adapter_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct smartio_fabric_adapter *fa;
@@ -110,11 +126,8 @@ int smartio_nl_adapter_get_doit(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 
 	down_read(&smartio_fabric_rwsem);
-	fa = smartio_fabric_adapter_find(nla_get_u32(info->attrs[SMARTIO_A_ADAPTER_INDEX]));
+	fa = smartio_nl_adapter(info);
 	if (!fa) {
-		NL_SET_ERR_MSG_ATTR(info->extack,
-				    info->attrs[SMARTIO_A_ADAPTER_INDEX],
-				    "no such adapter");
 		ret = -ENODEV;
 		goto err_unlock;
 	}
@@ -170,11 +183,8 @@ int smartio_nl_adapter_set_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 
 	down_read(&smartio_fabric_rwsem);
-	fa = smartio_fabric_adapter_find(nla_get_u32(info->attrs[SMARTIO_A_ADAPTER_INDEX]));
+	fa = smartio_nl_adapter(info);
 	if (!fa) {
-		NL_SET_ERR_MSG_ATTR(info->extack,
-				    info->attrs[SMARTIO_A_ADAPTER_INDEX],
-				    "no such adapter");
 		ret = -ENODEV;
 	} else {
 		ret = fa->ops->set_node_id(fa,

@@ -31,11 +31,7 @@ static void print_adapter(const struct nl_obj *a)
 
 static int adapter_list(int argc, char **argv)
 {
-	int ret = cmd_args("adapter list", argc, argv, NULL, 0);
-
-	if (ret)
-		return ret;
-	return nl_dump("adapter list", SMARTIO_CMD_ADAPTER_GET,
+	return nl_dump("adapter list", argc, argv, SMARTIO_CMD_ADAPTER_GET,
 		       NL_SET(smartio_nl_adapter_attrs), print_adapter);
 }
 

@@ -458,13 +458,16 @@ int nl_list(struct nl *nl, struct nlmsghdr *req,
 	return ret;
 }
 
-int nl_dump(const char *what, uint8_t cmd,
+int nl_dump(const char *what, int argc, char **argv, uint8_t cmd,
 	    const struct smartio_nl_attr *set, unsigned int max,
 	    nl_print_fn print)
 {
 	struct nl nl;
-	int ret = nl_open(&nl, "%s", what);
+	int ret = cmd_args(what, argc, argv, NULL, 0);
 
+	if (ret)
+		return ret;
+	ret = nl_open(&nl, "%s", what);
 	if (ret)
 		return ret;
 	ret = nl_list(&nl, nl_request(&nl, cmd, NLM_F_DUMP), set, max, print);

@@ -74,8 +74,11 @@ int nl_list(struct nl *nl, struct nlmsghdr *req,
 	    const struct smartio_nl_attr *set, unsigned int max,
 	    nl_print_fn print);
 
-/* The whole of a list command: open, dump CMD, list, close. */
-int nl_dump(const char *what, uint8_t cmd,
+/*
+ * The whole of a list command WHAT, which takes no arguments (ARGC, ARGV:
+ * those after it): check that, open, dump CMD, list, close.
+ */
+int nl_dump(const char *what, int argc, char **argv, uint8_t cmd,
 	    const struct smartio_nl_attr *set, unsigned int max,
 	    nl_print_fn print);
 

@@ -21,11 +21,7 @@ static void print_node(const struct nl_obj *n)
 
 static int node_list(int argc, char **argv)
 {
-	int ret = cmd_args("node list", argc, argv, NULL, 0);
-
-	if (ret)
-		return ret;
-	return nl_dump("node list", SMARTIO_CMD_NODE_GET,
+	return nl_dump("node list", argc, argv, SMARTIO_CMD_NODE_GET,
 		       NL_SET(smartio_nl_node_attrs), print_node);
 }
 

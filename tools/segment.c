@@ -25,11 +25,7 @@ static void print_segment(const struct nl_obj *s)
 
 static int segment_list(int argc, char **argv)
 {
-	int ret = cmd_args("segment list", argc, argv, NULL, 0);
-
-	if (ret)
-		return ret;
-	return nl_dump("segment list", SMARTIO_CMD_SEGMENT_GET,
+	return nl_dump("segment list", argc, argv, SMARTIO_CMD_SEGMENT_GET,
 		       NL_SET(smartio_nl_segment_attrs), print_segment);
 }
 

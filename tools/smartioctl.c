@@ -6,7 +6,6 @@
  * Objects are matched by unambiguous prefix, as in ip(8).
  */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,34 +26,6 @@ static const struct object objects[] = {
 };
 
 #define N_OBJECTS ARRAY_SIZE(objects)
-
-bool is_help(const char *arg)
-{
-	return strcmp(arg, "help") == 0 || strcmp(arg, "-h") == 0 ||
-	       strcmp(arg, "--help") == 0;
-}
-
-int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("smartioctl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (try \"smartioctl help\")\n", stderr);
-	return EXIT_USAGE;
-}
-
-int cmd_args(const char *what, int argc, char **argv,
-	     struct arg_spec *spec, size_t n)
-{
-	char msg[128];
-
-	if (parse_args(argc, argv, spec, n, msg, sizeof(msg)) < 0)
-		return usage_error("%s: %s", what, msg);
-	return EXIT_OK;
-}
 
 static void print_commands(FILE *out, const char *object,
 			   const struct object *cmds, size_t n)

@@ -72,11 +72,13 @@ void json_key(FILE *out, const char *key, bool *first);
 void json_elem(FILE *out, bool *first);
 void json_array_end(FILE *out, bool first);
 
-/* Command-line helpers (smartioctl.c). */
+/* Usage errors (usage.c). */
 bool is_help(const char *arg);
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cmd_args(const char *what, int argc, char **argv,
 	     struct arg_spec *spec, size_t n);
+
+/* Runs an object's commands (smartioctl.c). */
 int run_commands(const char *object, const struct object *cmds, size_t n,
 		 int argc, char **argv);
 

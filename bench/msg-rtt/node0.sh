@@ -5,16 +5,10 @@
 # VMs, one request at a time and with four in parallel, for empty and 1 KiB
 # payloads. Prints "bench: ..." lines; fails only if a round trip fails.
 set -eu
-# shellcheck source=../../tests/vm/guest/testlib.sh
-. /usr/local/lib/vmtest/testlib.sh
+# shellcheck source=bench.sh
+. ./bench.sh
 
-joined() {
-	grep -q "^  peer [0-9]* port [0-9]* node $1 joined\$" /sys/kernel/debug/smartio/adapters
-}
-
-modprobe ntb_hw_smartio
-modprobe smartio_ntb
-wait_until 30 joined 2 || fail "node 2 never joined"
+fabric_up 2
 
 count=${BENCH_COUNT:-20000}
 for size in 0 1024; do

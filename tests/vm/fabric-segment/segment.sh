@@ -2,8 +2,8 @@
 # shellcheck shell=sh
 #
 # Helpers for the segment tests: the NTB layer with LUT windows (the
-# window manager maps remote segments through them), and a user without
-# privileges.
+# window manager maps remote segments through them), and what a user
+# without privileges gets.
 
 # shellcheck source=../fabric-nodes/fabric.sh
 . ./fabric.sh
@@ -11,12 +11,6 @@
 load_fabric() {
 	modprobe ntb_hw_smartio use_lut_mws=1
 	modprobe smartio_ntb
-}
-
-as_nobody() {
-	grep -q '^nobody:' /etc/passwd 2>/dev/null ||
-		echo "nobody:x:65534:65534:nobody:/:/bin/sh" >>/etc/passwd
-	su -s /bin/sh nobody -c "$*"
 }
 
 # expect_eperm COMMAND...: COMMAND, run as nobody, fails with EPERM.

@@ -33,3 +33,11 @@ pci_devices() {
 	done
 	return 0
 }
+
+# as_nobody COMMAND...: COMMAND as an unprivileged user (nobody), through
+# sh -c, so that tests can check what only root may do.
+as_nobody() {
+	grep -q '^nobody:' /etc/passwd 2>/dev/null ||
+		echo "nobody:x:65534:65534:nobody:/:/bin/sh" >>/etc/passwd
+	su -s /bin/sh nobody -c "$*"
+}

@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# What both nodes of the messaging benchmark need: the guest test library
+# and the fabric up.
+
+# shellcheck source=../../tests/vm/guest/testlib.sh
+. /usr/local/lib/vmtest/testlib.sh
+
+joined() {
+	grep -q "^  peer [0-9]* port [0-9]* node $1 joined\$" /sys/kernel/debug/smartio/adapters
+}
+
+# fabric_up NODE: smartio on the NTB, and NODE joined.
+fabric_up() {
+	modprobe ntb_hw_smartio
+	modprobe smartio_ntb
+	wait_until 30 joined "$1" || fail "node $1 never joined"
+}
