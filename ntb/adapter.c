@@ -190,6 +190,7 @@ static void smartio_peer_leave(struct smartio_adapter *ad,
 	if (peer->state == SMARTIO_PEER_STATE_JOINED) {
 		failed = smartio_msg_chan_down(peer);
 		smartio_segment_peer_left(ad, peer);
+		smartio_windows_peer_lost(ad, peer);
 		if (failed)
 			pr_info("adapter %d: node %u left, %u pending request%s failed\n",
 				ad->index, peer->node_id, failed,
@@ -543,7 +544,7 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 		goto err_chans;
 	}
 
-	ret = smartio_lut_init(ad);
+	ret = smartio_windows_init(ad);
 	if (ret)
 		goto err_chans;
 
@@ -557,7 +558,7 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 	ad->fabric.node_id = ad->node_id;
 	ret = smartio_fabric_adapter_add(&ad->fabric);
 	if (ret)
-		goto err_lut;
+		goto err_windows;
 
 	ret = ntb_set_ctx(ntb, ad, &smartio_ctx_ops);
 	if (ret)
@@ -594,8 +595,8 @@ err_unlist:
 	cancel_work_sync(&ad->msg_work);
 err_fabric:
 	smartio_fabric_adapter_del(&ad->fabric);
-err_lut:
-	smartio_lut_exit(ad);
+err_windows:
+	smartio_windows_exit(ad);
 err_chans:
 	smartio_chans_exit(ad, pcnt);
 	ida_free(&smartio_adapter_ida, ad->index);
@@ -628,7 +629,7 @@ static void smartio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 
 	cancel_work_sync(&ad->msg_work);
 	smartio_segment_adapter_gone(ad);
-	smartio_lut_exit(ad);
+	smartio_windows_exit(ad);
 	smartio_chans_exit(ad, ad->peer_count);
 	ida_free(&smartio_adapter_ida, ad->index);
 	mutex_destroy(&ad->lock);
@@ -659,6 +660,7 @@ static int smartio_adapters_show(struct seq_file *s, void *unused)
 				   smartio_peer_state_names[peer->state]);
 		}
 		mutex_unlock(&ad->lock);
+		smartio_windows_show(s, ad);
 	}
 	mutex_unlock(&smartio_adapters_lock);
 
@@ -674,9 +676,12 @@ static int __init smartio_ntb_init(void)
 		smartio_epoch = get_random_u32();
 	} while (!smartio_epoch);
 	smartio_msg_init();
-	ret = smartio_segment_init();
+	ret = smartio_window_init();
 	if (ret)
 		return ret;
+	ret = smartio_segment_init();
+	if (ret)
+		goto err_window;
 
 	smartio_debugfs = debugfs_create_dir("smartio", NULL);
 	debugfs_create_file("adapters", 0444, smartio_debugfs, NULL,
@@ -691,6 +696,8 @@ static int __init smartio_ntb_init(void)
 err_debugfs:
 	debugfs_remove_recursive(smartio_debugfs);
 	smartio_segment_exit();
+err_window:
+	smartio_window_exit();
 	return ret;
 }
 
@@ -699,6 +706,7 @@ static void __exit smartio_ntb_exit(void)
 	ntb_unregister_client(&smartio_ntb_client);
 	debugfs_remove_recursive(smartio_debugfs);
 	smartio_segment_exit();
+	smartio_window_exit();
 }
 
 module_init(smartio_ntb_init);

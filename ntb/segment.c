@@ -59,6 +59,7 @@ struct smartio_segment_info_resp {
  * @dma: Its bus address for the NTB.
  * @size: Bytes.
  * @export_node: Node allowed to connect, SMARTIO_NODE_ALL, or 0 for none.
+ * @grant: Lets @export_node have an inbound window onto the memory.
  */
 struct smartio_segment {
 	struct list_head list;
@@ -70,6 +71,7 @@ struct smartio_segment {
 	dma_addr_t dma;
 	u64 size;
 	u16 export_node;
+	struct smartio_grant grant;
 };
 
 /**
@@ -89,7 +91,7 @@ struct smartio_segment_conn {
 	struct smartio_adapter *ad;
 	int pidx;
 	bool lost;
-	struct smartio_lut_mapping map;
+	struct smartio_window_mapping map;
 };
 
 /* Protects both lists and every segment's @export_node and connection's @lost. */
@@ -148,6 +150,7 @@ static int smartio_segment_create(const struct smartio_segment_create *req)
 	if (!seg)
 		return -ENOMEM;
 	kref_init(&seg->ref);
+	INIT_LIST_HEAD(&seg->grant.list);
 	seg->id = req->segment_id;
 	seg->size = req->size;
 
@@ -195,6 +198,7 @@ static void smartio_segment_unlist(struct smartio_segment *seg)
 {
 	list_del(&seg->list);
 	seg->export_node = 0;
+	smartio_window_revoke(&seg->grant);
 	smartio_segment_put(seg);
 }
 
@@ -226,10 +230,13 @@ static int smartio_segment_export(const struct smartio_segment_export *req)
 		return -EINVAL;
 	mutex_lock(&smartio_segments_lock);
 	seg = smartio_segment_find(req->segment_id);
-	if (seg)
+	if (seg) {
 		seg->export_node = req->node_id;
-	else
+		smartio_window_grant(&seg->grant, seg->ad, req->node_id,
+				     seg->dma, seg->size);
+	} else {
 		ret = -ENOENT;
+	}
 	mutex_unlock(&smartio_segments_lock);
 	return ret;
 }
@@ -276,8 +283,8 @@ static int smartio_segment_info_handler(u16 node_id,
  *
  * Return: The connection, or an ERR_PTR: -EHOSTUNREACH (@node_id is not
  * joined), -ENOENT (no such segment exported to us), -ENOTCONN (the node
- * left meanwhile), -EOPNOTSUPP (no LUT windows), -ENOSPC (not enough free
- * windows), -ETIMEDOUT.
+ * left meanwhile), -EOPNOTSUPP (no windows), -ENOSPC (not enough free
+ * windows), -EACCES (the owner refused to open a window), -ETIMEDOUT.
  */
 struct smartio_segment_conn *smartio_segment_connect(u16 node_id,
 						     u32 segment_id)
@@ -318,7 +325,7 @@ struct smartio_segment_conn *smartio_segment_connect(u16 node_id,
 		goto err_unlock;
 	}
 
-	ret = smartio_lut_map(ad, peer->pidx, addr, size, &conn->map);
+	ret = smartio_window_map(ad, peer->pidx, addr, size, &conn->map);
 	if (ret)
 		goto err_unlock;
 	conn->node_id = node_id;
@@ -334,7 +341,7 @@ struct smartio_segment_conn *smartio_segment_connect(u16 node_id,
 	mutex_lock(&smartio_segments_lock);
 	if (READ_ONCE(peer->session) != session || !READ_ONCE(peer->chan.up)) {
 		mutex_unlock(&smartio_segments_lock);
-		smartio_lut_unmap(ad, &conn->map);
+		smartio_window_unmap(&conn->map);
 		ret = -ENOTCONN;
 		goto err_unlock;
 	}
@@ -362,7 +369,7 @@ void smartio_segment_disconnect(struct smartio_segment_conn *conn)
 	mutex_lock(&smartio_segments_lock);
 	list_del(&conn->list);
 	mutex_unlock(&smartio_segments_lock);
-	smartio_lut_unmap(conn->ad, &conn->map);
+	smartio_window_unmap(&conn->map);
 	kfree(conn);
 }
 EXPORT_SYMBOL_GPL(smartio_segment_disconnect);
@@ -422,7 +429,7 @@ void smartio_segment_unmap_device(struct smartio_segment_conn *conn,
 EXPORT_SYMBOL_GPL(smartio_segment_unmap_device);
 
 /**
- * smartio_segment_peer_left() - Clear the windows to a peer that left.
+ * smartio_segment_peer_left() - Mark the connections to a peer that left lost.
  * @ad: The adapter.
  * @peer: The peer, no longer joined.
  */
@@ -440,7 +447,6 @@ void smartio_segment_peer_left(struct smartio_adapter *ad,
 			conn->segment_id, conn->node_id);
 	}
 	mutex_unlock(&smartio_segments_lock);
-	smartio_lut_peer_lost(ad, peer->pidx);
 }
 
 /**

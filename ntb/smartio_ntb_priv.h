@@ -90,22 +90,31 @@ struct smartio_msg_chan {
 	struct smartio_msg_pending pending[SMARTIO_MSG_INFLIGHT];
 };
 
-/* Slot key of LUT slots whose peer left (see window.c). */
-#define SMARTIO_LUT_NO_PEER	U16_MAX
+/* Slot key of slots whose peer left (see window.c). */
+#define SMARTIO_WINDOW_NO_PEER	U16_MAX
+
+struct smartio_adapter;
 
 /**
- * struct smartio_lut - An adapter's LUT aperture (window.c).
+ * struct smartio_aperture - A run of an adapter's windows (window.c).
  * @lock: Serialises mapping and unmapping.
+ * @ad: The adapter.
+ * @kind: "LUT" (we translate) or "direct" (the peer translates).
+ * @notify: Programs or clears a slot's translation.
  * @map: Slot allocation, keyed by peer index.
  * @slots: The slots of @map.
- * @count: Number of slots; 0 when the adapter has no LUT windows.
+ * @count: Number of slots; 0 when the adapter has no such windows.
  * @first_widx: NTB outbound window of slot 0.
  * @base: Physical address of slot 0.
  * @slot_size: Bytes each slot maps.
  * @error: First error programming a slot during one map.
  */
-struct smartio_lut {
+struct smartio_aperture {
 	struct mutex lock;
+	struct smartio_adapter *ad;
+	const char *kind;
+	void (*notify)(void *data, u32 slot,
+		       const struct smartio_window_slot *s);
 	struct smartio_window_map map;
 	struct smartio_window_slot *slots;
 	u32 count;
@@ -116,18 +125,36 @@ struct smartio_lut {
 };
 
 /**
- * struct smartio_lut_mapping - A peer range mapped through LUT slots.
+ * struct smartio_window_mapping - A peer range mapped through window slots.
+ * @ap: The aperture.
  * @pidx: The peer.
  * @first: First slot.
  * @count: Slots, 0 once unmapped.
  * @phys: Where the range starts in our physical address space.
  * @size: Bytes of the range.
  */
-struct smartio_lut_mapping {
+struct smartio_window_mapping {
+	struct smartio_aperture *ap;
 	int pidx;
 	u32 first;
 	u32 count;
 	phys_addr_t phys;
+	u64 size;
+};
+
+/**
+ * struct smartio_grant - A range a node may have an inbound window onto.
+ * @list: Entry in window.c's grants; empty while not granted.
+ * @ad: Adapter whose bus address space the range is in.
+ * @node_id: The node, or SMARTIO_NODE_ALL.
+ * @addr: Start of the range.
+ * @size: Bytes.
+ */
+struct smartio_grant {
+	struct list_head list;
+	struct smartio_adapter *ad;
+	u16 node_id;
+	u64 addr;
 	u64 size;
 };
 
@@ -146,8 +173,11 @@ struct smartio_lut_mapping {
  * @session: Number of times the peer joined; lets a connection made
  *	while it leaves notice (read with READ_ONCE).
  * @chan: The messaging channel to the peer.
+ * @inbound: Our inbound windows the peer had us open (bit n: window n),
+ *	protected by the adapter's @inbound_lock.
  *
- * Every field but @pidx and @chan is protected by the adapter's @lock.
+ * Every other field but @pidx and @chan is protected by the adapter's
+ * @lock.
  */
 struct smartio_peer {
 	int pidx;
@@ -161,6 +191,7 @@ struct smartio_peer {
 	int out_spad;
 	u32 session;
 	struct smartio_msg_chan chan;
+	u64 inbound;
 };
 
 /**
@@ -177,6 +208,8 @@ struct smartio_peer {
  * @lock: Protects the fields of @peers and @node_id.
  * @peer_count: Number of peers, ntb_peer_port_count(); fixed at probe.
  * @lut: The LUT aperture, for the window manager.
+ * @direct: The direct aperture, for the window manager.
+ * @inbound_lock: Protects every peer's @inbound.
  * @fabric_peers: The peers as the core's registry shows them.
  * @peers: The peers, indexed by pidx.
  *
@@ -193,7 +226,9 @@ struct smartio_adapter {
 	struct work_struct msg_work;
 	struct mutex lock;
 	int peer_count;
-	struct smartio_lut lut;
+	struct smartio_aperture lut;
+	struct smartio_aperture direct;
+	struct mutex inbound_lock;
 	struct smartio_fabric_peer *fabric_peers;
 	struct smartio_peer peers[];
 };
@@ -205,13 +240,20 @@ struct smartio_peer *smartio_node_peer(u16 node_id,
 				       struct smartio_adapter **adp);
 
 /* window.c */
-int smartio_lut_init(struct smartio_adapter *ad);
-void smartio_lut_exit(struct smartio_adapter *ad);
-int smartio_lut_map(struct smartio_adapter *ad, int pidx, u64 addr, u64 size,
-		    struct smartio_lut_mapping *m);
-void smartio_lut_unmap(struct smartio_adapter *ad,
-		       struct smartio_lut_mapping *m);
-void smartio_lut_peer_lost(struct smartio_adapter *ad, int pidx);
+int smartio_window_init(void);
+void smartio_window_exit(void);
+int smartio_windows_init(struct smartio_adapter *ad);
+void smartio_windows_exit(struct smartio_adapter *ad);
+int smartio_window_map(struct smartio_adapter *ad, int pidx, u64 addr,
+		       u64 size, struct smartio_window_mapping *m);
+void smartio_window_unmap(struct smartio_window_mapping *m);
+void smartio_windows_peer_lost(struct smartio_adapter *ad,
+			       struct smartio_peer *peer);
+void smartio_window_grant(struct smartio_grant *g, struct smartio_adapter *ad,
+			  u16 node_id, u64 addr, u64 size);
+void smartio_window_revoke(struct smartio_grant *g);
+struct seq_file;
+void smartio_windows_show(struct seq_file *s, struct smartio_adapter *ad);
 
 /* segment.c */
 int smartio_segment_init(void);

@@ -22,6 +22,7 @@
 enum smartio_msg_op {
 	SMARTIO_MSG_OP_ECHO = 1,	/* the response echoes the request */
 	SMARTIO_MSG_OP_SEGMENT_INFO,	/* where an exported segment is */
+	SMARTIO_MSG_OP_WINDOW_SET,	/* open or close an inbound window */
 	SMARTIO_MSG_OP_MAX = 64,	/* first code not available */
 };
 

@@ -37,5 +37,6 @@ echo "node0: $out"
 if ! { [ $rc = 1 ] && echo "$out" | grep -q "No such file or directory"; }; then
 	fail "connecting to a missing segment did not fail with ENOENT"
 fi
+windows_idle || { show_adapters; fail "windows left in use"; }
 vmctl barrier finished
 rmmod smartio_ntb ntb_hw_smartio smartio

@@ -1,0 +1,1 @@
+../fabric-segment-loopback/node0.sh

@@ -1,0 +1,1 @@
+../fabric-segment-direct/windows.sh

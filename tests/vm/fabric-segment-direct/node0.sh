@@ -1,0 +1,1 @@
+../fabric-segment/node0.sh

@@ -1,0 +1,1 @@
+../fabric-segment/node1.sh

@@ -1,0 +1,2 @@
+# The window manager maps through LUT windows (see segment.sh).
+WINDOWS=lut
