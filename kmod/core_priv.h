@@ -28,7 +28,24 @@ extern const struct smartio_fabric_segment_ops *smartio_fabric_segment_ops;
 struct smartio_fabric_adapter *smartio_fabric_adapter_find(u32 index);
 struct smartio_fabric_adapter *smartio_fabric_node_find(u16 node_id);
 
+/*
+ * True when attribute @attr of the request is missing, which the extended
+ * ack then names (as a type, and in words: "missing " @what).
+ */
+#define smartio_nl_missing(info, attr, what) ({				\
+	bool __missing = GENL_REQ_ATTR_CHECK(info, attr);		\
+									\
+	if (__missing)							\
+		NL_SET_ERR_MSG((info)->extack, "missing " what);	\
+	__missing;							\
+})
+
+struct sk_buff;
+
 int smartio_nl_init(void);
+void *smartio_nl_put(struct sk_buff *skb, u32 portid, u32 seq, int flags,
+		     u8 cmd);
+int smartio_nl_dump_ret(struct sk_buff *skb, int ret);
 void smartio_nl_exit(void);
 void smartio_nl_notify_peer(const struct smartio_fabric_adapter *fa,
 			    const struct smartio_fabric_peer *peer, u8 cmd);

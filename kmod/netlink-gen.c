@@ -33,8 +33,84 @@ static const struct nla_policy smartio_node_ping_nl_policy[SMARTIO_A_PING_SIZE +
 	[SMARTIO_A_PING_SIZE] = NLA_POLICY_MAX(NLA_U32, 4072),
 };
 
+/* SMARTIO_CMD_DEVICE_GET */
+static struct netlink_range_validation smartio_device_get_nl_policy_fdid_range = {
+	.min = 65536,
+	.max = 4294967295,
+};
+
+static const struct nla_policy smartio_device_get_nl_policy[SMARTIO_A_DEVICE_FDID + 1] = {
+	[SMARTIO_A_DEVICE_FDID] = NLA_POLICY_FULL_RANGE(NLA_U32, &smartio_device_get_nl_policy_fdid_range),
+};
+
+/* SMARTIO_CMD_DEVICE_ADD */
+static const struct nla_policy smartio_device_add_nl_policy[SMARTIO_A_DEVICE_PCI_NAME + 1] = {
+	[SMARTIO_A_DEVICE_PCI_NAME] = { .type = NLA_NUL_STRING, .len = 32, },
+};
+
+/* SMARTIO_CMD_DEVICE_REMOVE */
+static struct netlink_range_validation smartio_device_remove_nl_policy_fdid_range = {
+	.min = 65536,
+	.max = 4294967295,
+};
+
+static const struct nla_policy smartio_device_remove_nl_policy[SMARTIO_A_DEVICE_FDID + 1] = {
+	[SMARTIO_A_DEVICE_FDID] = NLA_POLICY_FULL_RANGE(NLA_U32, &smartio_device_remove_nl_policy_fdid_range),
+};
+
+/* SMARTIO_CMD_DEVICE_AVAILABLE */
+static struct netlink_range_validation smartio_device_available_nl_policy_fdid_range = {
+	.min = 65536,
+	.max = 4294967295,
+};
+
+static const struct nla_policy smartio_device_available_nl_policy[SMARTIO_A_DEVICE_FORCE + 1] = {
+	[SMARTIO_A_DEVICE_FDID] = NLA_POLICY_FULL_RANGE(NLA_U32, &smartio_device_available_nl_policy_fdid_range),
+	[SMARTIO_A_DEVICE_FORCE] = { .type = NLA_FLAG, },
+};
+
+/* SMARTIO_CMD_DEVICE_UNAVAILABLE */
+static struct netlink_range_validation smartio_device_unavailable_nl_policy_fdid_range = {
+	.min = 65536,
+	.max = 4294967295,
+};
+
+static const struct nla_policy smartio_device_unavailable_nl_policy[SMARTIO_A_DEVICE_FDID + 1] = {
+	[SMARTIO_A_DEVICE_FDID] = NLA_POLICY_FULL_RANGE(NLA_U32, &smartio_device_unavailable_nl_policy_fdid_range),
+};
+
+/* SMARTIO_CMD_DEVICE_BORROW */
+static struct netlink_range_validation smartio_device_borrow_nl_policy_fdid_range = {
+	.min = 65536,
+	.max = 4294967295,
+};
+
+static const struct nla_policy smartio_device_borrow_nl_policy[SMARTIO_A_DEVICE_FDID + 1] = {
+	[SMARTIO_A_DEVICE_FDID] = NLA_POLICY_FULL_RANGE(NLA_U32, &smartio_device_borrow_nl_policy_fdid_range),
+};
+
+/* SMARTIO_CMD_DEVICE_RETURN */
+static struct netlink_range_validation smartio_device_return_nl_policy_fdid_range = {
+	.min = 65536,
+	.max = 4294967295,
+};
+
+static const struct nla_policy smartio_device_return_nl_policy[SMARTIO_A_DEVICE_FDID + 1] = {
+	[SMARTIO_A_DEVICE_FDID] = NLA_POLICY_FULL_RANGE(NLA_U32, &smartio_device_return_nl_policy_fdid_range),
+};
+
+/* SMARTIO_CMD_DEVICE_RECLAIM */
+static struct netlink_range_validation smartio_device_reclaim_nl_policy_fdid_range = {
+	.min = 65536,
+	.max = 4294967295,
+};
+
+static const struct nla_policy smartio_device_reclaim_nl_policy[SMARTIO_A_DEVICE_FDID + 1] = {
+	[SMARTIO_A_DEVICE_FDID] = NLA_POLICY_FULL_RANGE(NLA_U32, &smartio_device_reclaim_nl_policy_fdid_range),
+};
+
 /* Ops table for the family */
-const struct genl_ops smartio_nl_ops[5] = {
+const struct genl_ops smartio_nl_ops[13] = {
 	{
 		.cmd		= SMARTIO_CMD_ADAPTER_GET,
 		.doit		= smartio_nl_adapter_get_doit,
@@ -62,6 +138,62 @@ const struct genl_ops smartio_nl_ops[5] = {
 	{
 		.cmd		= SMARTIO_CMD_SEGMENT_GET,
 		.dumpit		= smartio_nl_segment_get_dumpit,
+	},
+	{
+		.cmd		= SMARTIO_CMD_DEVICE_GET,
+		.doit		= smartio_nl_device_get_doit,
+		.dumpit		= smartio_nl_device_get_dumpit,
+		.policy		= smartio_device_get_nl_policy,
+		.maxattr	= SMARTIO_A_DEVICE_FDID,
+	},
+	{
+		.cmd		= SMARTIO_CMD_DEVICE_ADD,
+		.doit		= smartio_nl_device_add_doit,
+		.policy		= smartio_device_add_nl_policy,
+		.maxattr	= SMARTIO_A_DEVICE_PCI_NAME,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= SMARTIO_CMD_DEVICE_REMOVE,
+		.doit		= smartio_nl_device_remove_doit,
+		.policy		= smartio_device_remove_nl_policy,
+		.maxattr	= SMARTIO_A_DEVICE_FDID,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= SMARTIO_CMD_DEVICE_AVAILABLE,
+		.doit		= smartio_nl_device_available_doit,
+		.policy		= smartio_device_available_nl_policy,
+		.maxattr	= SMARTIO_A_DEVICE_FORCE,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= SMARTIO_CMD_DEVICE_UNAVAILABLE,
+		.doit		= smartio_nl_device_unavailable_doit,
+		.policy		= smartio_device_unavailable_nl_policy,
+		.maxattr	= SMARTIO_A_DEVICE_FDID,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= SMARTIO_CMD_DEVICE_BORROW,
+		.doit		= smartio_nl_device_borrow_doit,
+		.policy		= smartio_device_borrow_nl_policy,
+		.maxattr	= SMARTIO_A_DEVICE_FDID,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= SMARTIO_CMD_DEVICE_RETURN,
+		.doit		= smartio_nl_device_return_doit,
+		.policy		= smartio_device_return_nl_policy,
+		.maxattr	= SMARTIO_A_DEVICE_FDID,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= SMARTIO_CMD_DEVICE_RECLAIM,
+		.doit		= smartio_nl_device_reclaim_doit,
+		.policy		= smartio_device_reclaim_nl_policy,
+		.maxattr	= SMARTIO_A_DEVICE_FDID,
+		.flags		= GENL_ADMIN_PERM,
 	},
 };
 

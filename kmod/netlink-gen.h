@@ -24,12 +24,30 @@ int smartio_nl_node_ping_doit(struct sk_buff *skb,
 			      struct genl_info *info);
 int smartio_nl_segment_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb);
+int smartio_nl_device_get_doit(struct sk_buff *skb,
+			       struct genl_info *info);
+int smartio_nl_device_get_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb);
+int smartio_nl_device_add_doit(struct sk_buff *skb,
+			       struct genl_info *info);
+int smartio_nl_device_remove_doit(struct sk_buff *skb,
+				  struct genl_info *info);
+int smartio_nl_device_available_doit(struct sk_buff *skb,
+				     struct genl_info *info);
+int smartio_nl_device_unavailable_doit(struct sk_buff *skb,
+				       struct genl_info *info);
+int smartio_nl_device_borrow_doit(struct sk_buff *skb,
+				  struct genl_info *info);
+int smartio_nl_device_return_doit(struct sk_buff *skb,
+				  struct genl_info *info);
+int smartio_nl_device_reclaim_doit(struct sk_buff *skb,
+				   struct genl_info *info);
 
 enum {
 	SMARTIO_NLGRP_MONITOR,
 };
 
-extern const struct genl_ops smartio_nl_ops[5];
+extern const struct genl_ops smartio_nl_ops[13];
 extern const struct genl_multicast_group smartio_nl_mcgrps[1];
 
 #endif /* _SMARTIO_NETLINK_GEN_H */

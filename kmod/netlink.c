@@ -21,20 +21,8 @@
 
 static struct genl_family smartio_nl_family;
 
-/*
- * True when attribute @attr of the request is missing, which the extended
- * ack then names (as a type, and in words: "missing " @what).
- */
-#define smartio_nl_missing(info, attr, what) ({				\
-	bool __missing = GENL_REQ_ATTR_CHECK(info, attr);		\
-									\
-	if (__missing)							\
-		NL_SET_ERR_MSG((info)->extack, "missing " what);	\
-	__missing;							\
-})
-
-static void *smartio_nl_put(struct sk_buff *skb, u32 portid, u32 seq,
-			    int flags, u8 cmd)
+void *smartio_nl_put(struct sk_buff *skb, u32 portid, u32 seq, int flags,
+		     u8 cmd)
 {
 	return genlmsg_put(skb, portid, seq, &smartio_nl_family, flags, cmd);
 }
@@ -44,7 +32,7 @@ static void *smartio_nl_put(struct sk_buff *skb, u32 portid, u32 seq,
  * that it is called again (and ends the dump when it puts nothing more);
  * an error only when not even one message fitted.
  */
-static int smartio_nl_dump_ret(struct sk_buff *skb, int ret)
+int smartio_nl_dump_ret(struct sk_buff *skb, int ret)
 {
 	return ret && !skb->len ? ret : skb->len;
 }

@@ -408,6 +408,79 @@ struct smartio_peer *smartio_node_peer(u16 node_id,
 	return NULL;
 }
 
+/**
+ * smartio_local_node_id() - This node's id, for naming what it owns.
+ *
+ * A node has one node id per adapter; the first adapter's names the
+ * node's devices (fabric device ids) cluster-wide.
+ *
+ * Return: The first adapter's node id, or 0 when there is no adapter.
+ */
+u16 smartio_local_node_id(void)
+{
+	struct smartio_adapter *ad;
+	u16 node_id = 0;
+	int idx;
+
+	idx = srcu_read_lock(&smartio_adapters_srcu);
+	ad = list_first_or_null_rcu(&smartio_adapters, struct smartio_adapter,
+				    list);
+	if (ad)
+		node_id = READ_ONCE(ad->node_id);
+	srcu_read_unlock(&smartio_adapters_srcu, idx);
+	return node_id;
+}
+EXPORT_SYMBOL_GPL(smartio_local_node_id);
+
+/**
+ * smartio_node_next() - Walk the joined nodes in order of node id.
+ * @after: 0 to start, else the node id returned last.
+ *
+ * Return: The lowest node id above @after of a joined peer of any
+ * adapter, or 0 when there is none.
+ */
+u16 smartio_node_next(u16 after)
+{
+	struct smartio_adapter *ad;
+	u16 node_id, next = 0;
+	int idx, pidx;
+
+	idx = srcu_read_lock(&smartio_adapters_srcu);
+	list_for_each_entry_srcu(ad, &smartio_adapters, list,
+				 srcu_read_lock_held(&smartio_adapters_srcu)) {
+		for (pidx = 0; pidx < ad->peer_count; pidx++) {
+			node_id = READ_ONCE(ad->peers[pidx].node_id);
+			if (node_id > after && (!next || node_id < next))
+				next = node_id;
+		}
+	}
+	srcu_read_unlock(&smartio_adapters_srcu, idx);
+	return next;
+}
+EXPORT_SYMBOL_GPL(smartio_node_next);
+
+/**
+ * smartio_pci_dev_is_adapter() - Is a PCI function one of our NTBs?
+ * @pdev: The function.
+ *
+ * Return: true when an adapter drives @pdev.
+ */
+bool smartio_pci_dev_is_adapter(struct pci_dev *pdev)
+{
+	struct smartio_adapter *ad;
+	bool found = false;
+	int idx;
+
+	idx = srcu_read_lock(&smartio_adapters_srcu);
+	list_for_each_entry_srcu(ad, &smartio_adapters, list,
+				 srcu_read_lock_held(&smartio_adapters_srcu))
+		if (ad->ntb->pdev == pdev)
+			found = true;
+	srcu_read_unlock(&smartio_adapters_srcu, idx);
+	return found;
+}
+EXPORT_SYMBOL_GPL(smartio_pci_dev_is_adapter);
+
 /* Core op: a new own node id, while no peer is joined. */
 static int smartio_fabric_set_node_id(struct smartio_fabric_adapter *fa,
 				      u16 node_id,

@@ -36,6 +36,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/pci.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -495,6 +496,150 @@ static int smartio_window_set_handler(u16 node_id,
 	srcu_read_unlock(&smartio_adapters_srcu, idx);
 	return ret;
 }
+
+/**
+ * struct smartio_remote - A range of another node's bus address space,
+ *	mapped for the users of smartio/ntb.h.
+ * @ad: Adapter the node is reached through.
+ * @map: The mapping.
+ */
+struct smartio_remote {
+	struct smartio_adapter *ad;
+	struct smartio_window_mapping map;
+};
+
+/**
+ * smartio_remote_map() - Map a range of another node's bus address space.
+ * @node_id: The node, joined.
+ * @addr: Start of the range in its bus address space.
+ * @size: Bytes, not 0.
+ *
+ * The range is reachable at smartio_remote_phys() for the CPU (ioremap)
+ * and local devices (an IOMMU mapping or dma_map_resource()), until
+ * smartio_remote_unmap(). If the node leaves, it leads nowhere (reads
+ * return all-ones) but stays mapped.
+ *
+ * Context: Process context; sleeps (never in a message handler).
+ * Return: The mapping, or an ERR_PTR: -EHOSTUNREACH (not joined),
+ * -EOPNOTSUPP, -ENOSPC, -EACCES, -ENOTCONN, -ETIMEDOUT, -ENOMEM.
+ */
+struct smartio_remote *smartio_remote_map(u16 node_id, u64 addr, u64 size)
+{
+	struct smartio_remote *r;
+	struct smartio_peer *peer;
+	int idx, ret;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	idx = srcu_read_lock(&smartio_adapters_srcu);
+	peer = smartio_node_peer(node_id, &r->ad);
+	ret = peer ? smartio_window_map(r->ad, peer->pidx, addr, size,
+					&r->map) : -EHOSTUNREACH;
+	srcu_read_unlock(&smartio_adapters_srcu, idx);
+	if (ret) {
+		kfree(r);
+		return ERR_PTR(ret);
+	}
+	return r;
+}
+EXPORT_SYMBOL_GPL(smartio_remote_map);
+
+/**
+ * smartio_remote_phys() - Where a remote mapping is in our address space.
+ * @r: The mapping.
+ *
+ * Return: The physical address of the range's first byte.
+ */
+phys_addr_t smartio_remote_phys(const struct smartio_remote *r)
+{
+	return r->map.phys;
+}
+EXPORT_SYMBOL_GPL(smartio_remote_phys);
+
+/**
+ * smartio_remote_unmap() - Undo smartio_remote_map().
+ * @r: The mapping, or NULL; no CPU or device mapping of it may remain.
+ */
+void smartio_remote_unmap(struct smartio_remote *r)
+{
+	if (!r)
+		return;
+	smartio_window_unmap(&r->map);
+	kfree(r);
+}
+EXPORT_SYMBOL_GPL(smartio_remote_unmap);
+
+/**
+ * smartio_node_dma_device() - The device whose bus addresses a node reaches.
+ * @node_id: A joined node.
+ *
+ * Inbound accesses from @node_id arrive through the NTB it is reached
+ * through, so a local range is offered to it at that NTB's DMA address
+ * (dma_map_resource() on this device, through our IOMMU if any). The
+ * device stays valid while the node is joined.
+ *
+ * Return: The NTB's device, or NULL if @node_id is not joined.
+ */
+struct device *smartio_node_dma_device(u16 node_id)
+{
+	struct smartio_adapter *ad;
+	struct device *dev = NULL;
+	int idx;
+
+	idx = srcu_read_lock(&smartio_adapters_srcu);
+	if (smartio_node_peer(node_id, &ad))
+		dev = &ad->ntb->pdev->dev;
+	srcu_read_unlock(&smartio_adapters_srcu, idx);
+	return dev;
+}
+EXPORT_SYMBOL_GPL(smartio_node_dma_device);
+
+/**
+ * smartio_node_grant() - Let a node have a window opened onto a local range.
+ * @node_id: The node, joined.
+ * @addr: Start of the range: a DMA address of smartio_node_dma_device().
+ * @size: Bytes.
+ *
+ * Only needed where the node maps the range through direct windows,
+ * which this node opens when asked; harmless elsewhere.
+ *
+ * Return: The grant, until smartio_node_revoke(), or an ERR_PTR.
+ */
+struct smartio_grant *smartio_node_grant(u16 node_id, u64 addr, u64 size)
+{
+	struct smartio_adapter *ad;
+	struct smartio_grant *g;
+	int idx;
+
+	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	if (!g)
+		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&g->list);
+	idx = srcu_read_lock(&smartio_adapters_srcu);
+	if (smartio_node_peer(node_id, &ad))
+		smartio_window_grant(g, ad, node_id, addr, size);
+	srcu_read_unlock(&smartio_adapters_srcu, idx);
+	if (list_empty(&g->list)) {
+		kfree(g);
+		return ERR_PTR(-EHOSTUNREACH);
+	}
+	return g;
+}
+EXPORT_SYMBOL_GPL(smartio_node_grant);
+
+/**
+ * smartio_node_revoke() - Undo smartio_node_grant().
+ * @g: The grant, or NULL.
+ */
+void smartio_node_revoke(struct smartio_grant *g)
+{
+	if (!g)
+		return;
+	smartio_window_revoke(g);
+	kfree(g);
+}
+EXPORT_SYMBOL_GPL(smartio_node_revoke);
 
 int smartio_window_init(void)
 {

@@ -33,6 +33,13 @@ static const char * const smartio_nl_peer_state_names[] = {
 	[SMARTIO_PEER_STATE_JOINED] = "joined",
 };
 
+static const char * const smartio_nl_device_state_names[] = {
+	[SMARTIO_DEVICE_STATE_UNAVAILABLE] = "unavailable",
+	[SMARTIO_DEVICE_STATE_AVAILABLE] = "available",
+	[SMARTIO_DEVICE_STATE_BORROWED] = "borrowed",
+	[SMARTIO_DEVICE_STATE_RETURNING] = "returning",
+};
+
 static const struct smartio_nl_attr smartio_nl_peer_attrs[SMARTIO_A_PEER_MAX + 1] = {
 	[SMARTIO_A_PEER_INDEX] = {
 		.type = MNL_TYPE_U32,
@@ -151,6 +158,51 @@ static const struct smartio_nl_attr smartio_nl_segment_attrs[SMARTIO_A_SEGMENT_M
 	},
 };
 
+static const struct smartio_nl_attr smartio_nl_device_attrs[SMARTIO_A_DEVICE_MAX + 1] = {
+	[SMARTIO_A_DEVICE_FDID] = {
+		.type = MNL_TYPE_U32,
+		.name = "fdid",
+	},
+	[SMARTIO_A_DEVICE_NODE_ID] = {
+		.type = MNL_TYPE_U16,
+		.name = "node-id",
+	},
+	[SMARTIO_A_DEVICE_PCI_NAME] = {
+		.type = MNL_TYPE_NUL_STRING,
+		.name = "pci-name",
+	},
+	[SMARTIO_A_DEVICE_VENDOR] = {
+		.type = MNL_TYPE_U16,
+		.name = "vendor",
+	},
+	[SMARTIO_A_DEVICE_DEVICE] = {
+		.type = MNL_TYPE_U16,
+		.name = "device",
+	},
+	[SMARTIO_A_DEVICE_CLASS] = {
+		.type = MNL_TYPE_U32,
+		.name = "class",
+	},
+	[SMARTIO_A_DEVICE_STATE] = {
+		.type = MNL_TYPE_U32,
+		.name = "state",
+		.enum_names = smartio_nl_device_state_names,
+		.enum_count = SMARTIO_NL_ARRAY_SIZE(smartio_nl_device_state_names),
+	},
+	[SMARTIO_A_DEVICE_BORROWER] = {
+		.type = MNL_TYPE_U16,
+		.name = "borrower",
+	},
+	[SMARTIO_A_DEVICE_FORCE] = {
+		.type = MNL_TYPE_FLAG,
+		.name = "force",
+	},
+	[SMARTIO_A_DEVICE_LOCAL_NAME] = {
+		.type = MNL_TYPE_NUL_STRING,
+		.name = "local-name",
+	},
+};
+
 static const char * const smartio_nl_cmd_names[] = {
 	[SMARTIO_CMD_ADAPTER_GET] = "adapter-get",
 	[SMARTIO_CMD_ADAPTER_SET] = "adapter-set",
@@ -161,6 +213,14 @@ static const char * const smartio_nl_cmd_names[] = {
 	[SMARTIO_CMD_NODE_LEAVE_NTF] = "node-leave-ntf",
 	[SMARTIO_CMD_LINK_UP_NTF] = "link-up-ntf",
 	[SMARTIO_CMD_LINK_DOWN_NTF] = "link-down-ntf",
+	[SMARTIO_CMD_DEVICE_GET] = "device-get",
+	[SMARTIO_CMD_DEVICE_ADD] = "device-add",
+	[SMARTIO_CMD_DEVICE_REMOVE] = "device-remove",
+	[SMARTIO_CMD_DEVICE_AVAILABLE] = "device-available",
+	[SMARTIO_CMD_DEVICE_UNAVAILABLE] = "device-unavailable",
+	[SMARTIO_CMD_DEVICE_BORROW] = "device-borrow",
+	[SMARTIO_CMD_DEVICE_RETURN] = "device-return",
+	[SMARTIO_CMD_DEVICE_RECLAIM] = "device-reclaim",
 };
 
 #endif /* _SMARTIO_TOOLS_NETLINK_GEN_H */

@@ -297,6 +297,10 @@ static int kernel_error(struct run_ctx *ctx, int err,
 	if (err == EPERM && !ctx->msg[0])
 		snprintf(ctx->msg, sizeof(ctx->msg),
 			 "operation not permitted: needs CAP_NET_ADMIN");
+	/* So does generic netlink for a command the family does not have. */
+	if (err == EOPNOTSUPP && !ctx->msg[0])
+		snprintf(ctx->msg, sizeof(ctx->msg),
+			 "not supported by the loaded smartio module, which may be older than smartioctl");
 	return MNL_CB_ERROR;
 }
 
@@ -427,6 +431,7 @@ int nl_run(struct nl *nl, struct nlmsghdr *req,
 
 struct list_ctx {
 	nl_print_fn print;
+	nl_json_fn json;
 	bool first;
 };
 
@@ -436,7 +441,7 @@ static int list_cb(const struct nl_obj *obj, void *arg)
 
 	if (opts.json) {
 		json_elem(stdout, &list->first);
-		nl_json(stdout, obj);
+		list->json(stdout, obj);
 	} else {
 		list->print(obj);
 	}
@@ -447,7 +452,14 @@ int nl_list(struct nl *nl, struct nlmsghdr *req,
 	    const struct smartio_nl_attr *set, unsigned int max,
 	    nl_print_fn print)
 {
-	struct list_ctx list = { .print = print, .first = true };
+	return nl_list_as(nl, req, set, max, print, nl_json);
+}
+
+int nl_list_as(struct nl *nl, struct nlmsghdr *req,
+	       const struct smartio_nl_attr *set, unsigned int max,
+	       nl_print_fn print, nl_json_fn json)
+{
+	struct list_ctx list = { .print = print, .json = json, .first = true };
 	int ret = nl_run(nl, req, set, max, list_cb, &list);
 
 	/* Keep stdout valid JSON when a dump fails half-way. */

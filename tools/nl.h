@@ -51,6 +51,8 @@ struct nl {
 typedef int (*nl_msg_fn)(const struct nl_obj *msg, void *arg);
 /* Prints one listed object as text. */
 typedef void (*nl_print_fn)(const struct nl_obj *obj);
+/* Writes one object as JSON (nl_json writes every attribute as it is). */
+typedef void (*nl_json_fn)(FILE *out, const struct nl_obj *obj);
 
 /*
  * Opens the socket and finds the family; FMT names the command in error
@@ -73,6 +75,11 @@ int nl_run(struct nl *nl, struct nlmsghdr *req,
 int nl_list(struct nl *nl, struct nlmsghdr *req,
 	    const struct smartio_nl_attr *set, unsigned int max,
 	    nl_print_fn print);
+
+/* As nl_list, each element of the JSON array written by JSON. */
+int nl_list_as(struct nl *nl, struct nlmsghdr *req,
+	       const struct smartio_nl_attr *set, unsigned int max,
+	       nl_print_fn print, nl_json_fn json);
 
 /*
  * The whole of a list command WHAT, which takes no arguments (ARGC, ARGV:

@@ -20,6 +20,11 @@ static const struct object objects[] = {
 	{ "adapter", NULL, "NTB adapters and their peer ports", do_adapter },
 	{ "node", NULL, "remote nodes; ping them", do_node },
 	{ "segment", NULL, "memory segments", do_segment },
+	{ "device", NULL, "PCIe devices for lending; borrow, return them",
+	  do_device },
+	{ "borrow", "FDID", "borrow a device (device borrow)", do_borrow },
+	{ "return", "FDID", "return a borrowed device (device return)",
+	  do_return },
 	{ "monitor", NULL, "print node and link events", do_monitor },
 	{ "version", NULL, "show tool and kernel module versions", do_version },
 	{ "help", NULL, "show this help", do_help },
@@ -68,12 +73,26 @@ int run_commands(const char *object, const struct object *cmds, size_t n,
 	return cmds[i].run(argc - 1, argv + 1);
 }
 
-static void print_usage(FILE *out)
+/* The objects, or the top-level verbs (those with arguments: borrow). */
+static void print_objects(FILE *out, bool verbs)
 {
+	char synopsis[32];
 	size_t i;
 
+	for (i = 0; i < N_OBJECTS; i++) {
+		if (!objects[i].args != !verbs)
+			continue;
+		snprintf(synopsis, sizeof(synopsis), "%s%s%s", objects[i].name,
+			 verbs ? " " : "", verbs ? objects[i].args : "");
+		fprintf(out, "  %-12s %s\n", synopsis, objects[i].summary);
+	}
+}
+
+static void print_usage(FILE *out)
+{
 	fprintf(out,
 		"Usage: smartioctl [OPTIONS] OBJECT [COMMAND [ARGS]]\n"
+		"       smartioctl [OPTIONS] { borrow | return } FDID\n"
 		"       smartioctl OBJECT help\n"
 		"\n"
 		"Options:\n"
@@ -82,9 +101,9 @@ static void print_usage(FILE *out)
 		"  -h, --help      print this help and exit\n"
 		"\n"
 		"Objects:\n");
-	for (i = 0; i < N_OBJECTS; i++)
-		fprintf(out, "  %-10s %s\n", objects[i].name,
-			objects[i].summary);
+	print_objects(out, false);
+	fprintf(out, "\nCommands:\n");
+	print_objects(out, true);
 }
 
 static int do_help(int argc, char **argv)

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "smartio/pci_addr.h"
+
 /* Exit codes, documented in smartioctl(8). */
 enum {
 	EXIT_OK = 0,
@@ -41,11 +43,25 @@ struct object {
 	int (*run)(int argc, char **argv);
 };
 
+/* What an argument's value is, and how it is checked. */
+enum arg_kind {
+	ARG_NUMBER,	/* decimal in [MIN, MAX] */
+	ARG_FDID,	/* fabric device id in hex ("80000", lib/fdid.c) */
+	ARG_PCI_NAME,	/* PCI address "[DDDD:]BB:DD.F" (lib/pci_addr.c) */
+	ARG_FLAG,	/* a keyword alone, or "--keyword": no value */
+};
+
+/* Room for an argument's value as text: the longer of a PCI name, an fdid. */
+#define ARG_STR_MAX SMARTIO_PCI_ADDR_STR_MAX
+
 /*
  * A command-line argument: positional (NAME in capitals, given in table
- * order, always required) or "keyword VALUE" in any order. All values are
- * decimal numbers in [MIN, MAX]; VAL holds the default until the argument
- * is given. NAME comes first: find_name() relies on it.
+ * order, always required) or "keyword VALUE" in any order; a flag is a
+ * keyword without a value, also accepted as "--keyword". Numbers are
+ * decimal in [MIN, MAX]. VAL holds the default until the argument is
+ * given, then the number, the fdid, or 1 for a flag; STR holds an fdid
+ * or PCI name as normalised text ("80000"; "0000:00:04.0", with its
+ * domain and in lower case). NAME comes first: find_name() relies on it.
  */
 struct arg_spec {
 	const char *name;
@@ -53,8 +69,10 @@ struct arg_spec {
 	unsigned long long max;
 	bool positional;
 	bool required;
+	enum arg_kind kind;
 	unsigned long long val;
 	bool given;
+	char str[ARG_STR_MAX];
 };
 
 /* Pure helpers, unit tested (args.c, errname.c, json.c). */
@@ -87,6 +105,9 @@ int do_version(int argc, char **argv);
 int do_adapter(int argc, char **argv);
 int do_node(int argc, char **argv);
 int do_segment(int argc, char **argv);
+int do_device(int argc, char **argv);
+int do_borrow(int argc, char **argv);
+int do_return(int argc, char **argv);
 int do_monitor(int argc, char **argv);
 
 #endif /* SMARTIOCTL_H */

@@ -23,6 +23,10 @@ enum smartio_msg_op {
 	SMARTIO_MSG_OP_ECHO = 1,	/* the response echoes the request */
 	SMARTIO_MSG_OP_SEGMENT_INFO,	/* where an exported segment is */
 	SMARTIO_MSG_OP_WINDOW_SET,	/* open or close an inbound window */
+	SMARTIO_MSG_OP_DEVICE_NEXT,	/* a lender's device, by index */
+	SMARTIO_MSG_OP_BORROW,		/* borrow a device: windows, config */
+	SMARTIO_MSG_OP_RETURN,		/* give a borrowed device back */
+	SMARTIO_MSG_OP_CONFIG_WRITE,	/* event: a borrower's config write */
 	SMARTIO_MSG_OP_MAX = 64,	/* first code not available */
 };
 
@@ -49,7 +53,23 @@ int smartio_msg_call(u16 node_id, u16 op, const void *req, u32 len,
 		     unsigned long timeout);
 int smartio_msg_post(u16 node_id, u16 op, const void *buf, u32 len);
 
+u16 smartio_local_node_id(void);
+u16 smartio_node_next(u16 after);
+
+struct pci_dev;
+bool smartio_pci_dev_is_adapter(struct pci_dev *pdev);
+
 struct device;
+struct smartio_remote;
+struct smartio_grant;
+
+struct smartio_remote *smartio_remote_map(u16 node_id, u64 addr, u64 size);
+phys_addr_t smartio_remote_phys(const struct smartio_remote *r);
+void smartio_remote_unmap(struct smartio_remote *r);
+struct device *smartio_node_dma_device(u16 node_id);
+struct smartio_grant *smartio_node_grant(u16 node_id, u64 addr, u64 size);
+void smartio_node_revoke(struct smartio_grant *g);
+
 struct smartio_segment_conn;
 
 struct smartio_segment_conn *smartio_segment_connect(u16 node_id,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests for smartioctl's pure helpers: command-line parsing
- * (tools/args.c), errno names (tools/errname.c) and JSON output
- * (tools/json.c).
+ * (tools/args.c: numbers, fdids, PCI names, flags), errno names
+ * (tools/errname.c) and JSON output (tools/json.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -149,6 +149,36 @@ static int split(char *line, char **argv)
 	return argc;
 }
 
+/* parse_args() on LINE, split as split() does on a copy of it. */
+static int parse_line(const char *line, struct arg_spec *spec, size_t n,
+		      char *msg, size_t msglen)
+{
+	char copy[128], *argv[16];
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	return parse_args(split(copy, argv), argv, spec, n, msg, msglen);
+}
+
+/* A command line parse_args() refuses, and part of what it says. */
+struct bad_line {
+	const char *line;
+	int ret;
+	const char *msg;
+};
+
+static void check_bad(const struct bad_line *bad, struct arg_spec *spec,
+		      size_t n)
+{
+	char msg[128] = "";
+	int ret = parse_line(bad->line, spec, n, msg, sizeof(msg));
+
+	ck_assert_msg(ret == bad->ret, "\"%s\": %d, want %d", bad->line, ret,
+		      bad->ret);
+	ck_assert_msg(strstr(msg, bad->msg),
+		      "\"%s\": message \"%s\", want \"%s\"", bad->line, msg,
+		      bad->msg);
+}
+
 static const struct {
 	const char *line;
 	unsigned long long node, count, size;
@@ -163,13 +193,11 @@ static const struct {
 START_TEST(test_args_ok)
 {
 	struct arg_spec spec[N_PING];
-	char line[128], msg[128] = "", *argv[16];
-	int argc, ret;
+	char msg[128] = "";
+	int ret;
 
 	ping_spec(spec);
-	snprintf(line, sizeof(line), "%s", ping_ok[_i].line);
-	argc = split(line, argv);
-	ret = parse_args(argc, argv, spec, N_PING, msg, sizeof(msg));
+	ret = parse_line(ping_ok[_i].line, spec, N_PING, msg, sizeof(msg));
 	ck_assert_msg(ret == 0, "\"%s\": %d (%s)", ping_ok[_i].line, ret, msg);
 	ck_assert_uint_eq(spec[NODE].val, ping_ok[_i].node);
 	ck_assert_uint_eq(spec[COUNT].val, ping_ok[_i].count);
@@ -178,11 +206,7 @@ START_TEST(test_args_ok)
 }
 END_TEST
 
-static const struct {
-	const char *line;
-	int ret;
-	const char *msg;
-} ping_bad[] = {
+static const struct bad_line ping_bad[] = {
 	{ "", -EINVAL, "missing NODE" },
 	{ "0", -ERANGE, "NODE 0 is out of range 1..65535" },
 	{ "65536", -ERANGE, "NODE 65536 is out of range 1..65535" },
@@ -203,18 +227,9 @@ static const struct {
 START_TEST(test_args_bad)
 {
 	struct arg_spec spec[N_PING];
-	char line[128], msg[128] = "", *argv[16];
-	int argc, ret;
 
 	ping_spec(spec);
-	snprintf(line, sizeof(line), "%s", ping_bad[_i].line);
-	argc = split(line, argv);
-	ret = parse_args(argc, argv, spec, N_PING, msg, sizeof(msg));
-	ck_assert_msg(ret == ping_bad[_i].ret, "\"%s\": %d, want %d",
-		      ping_bad[_i].line, ret, ping_bad[_i].ret);
-	ck_assert_msg(strstr(msg, ping_bad[_i].msg),
-		      "\"%s\": message \"%s\", want \"%s\"",
-		      ping_bad[_i].line, msg, ping_bad[_i].msg);
+	check_bad(&ping_bad[_i], spec, N_PING);
 }
 END_TEST
 
@@ -242,6 +257,166 @@ START_TEST(test_args_none)
 	ck_assert_int_eq(parse_args(1, argv, NULL, 0, msg, sizeof(msg)),
 			 -EINVAL);
 	ck_assert_str_eq(msg, "unknown or ambiguous argument \"x\"");
+}
+END_TEST
+
+/* ---- parse_args: fdids, PCI names and flags ---- */
+
+/* "device available FDID [force] [count N]": every kind of argument. */
+enum { FDID, FORCE, DCOUNT, N_DEV };
+
+static void device_spec(struct arg_spec *spec)
+{
+	const struct arg_spec s[N_DEV] = {
+		[FDID] = { .name = "FDID", .kind = ARG_FDID,
+			   .positional = true },
+		[FORCE] = { .name = "force", .kind = ARG_FLAG },
+		[DCOUNT] = { .name = "count", .min = 1, .max = 9, .val = 1 },
+	};
+
+	memcpy(spec, s, sizeof(s));
+}
+
+static const struct {
+	const char *line;
+	unsigned long long fdid;
+	const char *str;		/* the fdid as normalised */
+	bool force;
+	unsigned long long count;
+} device_ok[] = {
+	{ "80000", 0x80000, "80000", false, 1 },
+	{ "10000", 0x10000, "10000", false, 1 },	/* node 1: the least */
+	{ "1ffff", 0x1ffff, "1ffff", false, 1 },
+	{ "ffffffff", 0xffffffff, "ffffffff", false, 1 },	/* 8 digits */
+	{ "0x80000", 0x80000, "80000", false, 1 },
+	{ "0X80000", 0x80000, "80000", false, 1 },
+	{ "0xffffffff", 0xffffffff, "ffffffff", false, 1 },
+	{ "A0002", 0xa0002, "a0002", false, 1 },	/* lower case */
+	{ "00080000", 0x80000, "80000", false, 1 },	/* zeros: 8 digits */
+	{ "80000 force", 0x80000, "80000", true, 1 },
+	{ "80000 --force", 0x80000, "80000", true, 1 },
+	{ "80000 f", 0x80000, "80000", true, 1 },	/* a prefix */
+	{ "80000 fo", 0x80000, "80000", true, 1 },
+	{ "80000 force count 3", 0x80000, "80000", true, 3 },
+	{ "80000 count 3 --force", 0x80000, "80000", true, 3 },
+	{ "80000 count 9", 0x80000, "80000", false, 9 },
+};
+
+START_TEST(test_device_ok)
+{
+	struct arg_spec spec[N_DEV];
+	char msg[128] = "";
+	int ret;
+
+	device_spec(spec);
+	ret = parse_line(device_ok[_i].line, spec, N_DEV, msg, sizeof(msg));
+	ck_assert_msg(ret == 0, "\"%s\": %d (%s)", device_ok[_i].line, ret,
+		      msg);
+	ck_assert(spec[FDID].given);
+	ck_assert_uint_eq(spec[FDID].val, device_ok[_i].fdid);
+	ck_assert_str_eq(spec[FDID].str, device_ok[_i].str);
+	ck_assert_int_eq(spec[FORCE].given, device_ok[_i].force);
+	ck_assert_uint_eq(spec[FORCE].val, device_ok[_i].force);
+	ck_assert_uint_eq(spec[DCOUNT].val, device_ok[_i].count);
+}
+END_TEST
+
+static const struct bad_line device_bad[] = {
+	{ "", -EINVAL, "missing FDID" },
+	{ "ffff", -ERANGE, "FDID ffff is out of range 10000..ffffffff" },
+	{ "0", -ERANGE, "FDID 0 is out of range" },		/* node 0 */
+	{ "0x0ffff", -ERANGE, "FDID 0x0ffff is out of range" },
+	{ "100000000", -ERANGE, "FDID 100000000 is out of range" }, /* 9 */
+	{ "000080000", -ERANGE, "FDID 000080000 is out of range" },
+	{ "xyz", -EINVAL, "FDID \"xyz\" is not a hex fabric device id" },
+	{ "0x", -EINVAL, "FDID \"0x\" is not a hex" },
+	{ "-80000", -EINVAL, "FDID \"-80000\" is not a hex" },
+	{ "+80000", -EINVAL, "FDID \"+80000\" is not a hex" },
+	{ "80000g", -EINVAL, "FDID \"80000g\" is not a hex" },
+	{ "0x0x80000", -EINVAL, "FDID \"0x0x80000\" is not a hex" },
+	{ "force", -EINVAL, "FDID \"force\" is not a hex" },
+	{ "80000 force force", -EINVAL, "force given twice" },
+	{ "80000 --force f", -EINVAL, "force given twice" },
+	{ "80000 --f", -EINVAL, "unknown or ambiguous argument \"--f\"" },
+	{ "80000 -force", -EINVAL, "unknown or ambiguous argument \"-force\"" },
+	{ "80000 --forced", -EINVAL, "unknown or ambiguous argument" },
+	{ "80000 forced", -EINVAL, "unknown or ambiguous argument" },
+	{ "80000 --count 3", -EINVAL, "unknown or ambiguous argument" },
+	{ "80000 --FDID", -EINVAL, "unknown or ambiguous argument" },
+	{ "80000 force 1", -EINVAL, "unknown or ambiguous argument \"1\"" },
+	{ "80000 count force", -EINVAL, "count \"force\" is not a number" },
+	{ "80000 count", -EINVAL, "count needs a value" },
+	{ "80000 count 10", -ERANGE, "count 10 is out of range 1..9" },
+	{ "80000 80001", -EINVAL, "unknown or ambiguous argument \"80001\"" },
+};
+
+START_TEST(test_device_bad)
+{
+	struct arg_spec spec[N_DEV];
+
+	device_spec(spec);
+	check_bad(&device_bad[_i], spec, N_DEV);
+}
+END_TEST
+
+/* "device add BDF": the name normalised as the kernel writes it. */
+static const struct {
+	const char *bdf;
+	int ret;
+	const char *want;	/* the name; for errors, in the message */
+} bdfs[] = {
+	{ "00:04.0", 0, "0000:00:04.0" },		/* domain added */
+	{ "0000:00:04.0", 0, "0000:00:04.0" },
+	{ "0:00:04.0", 0, "0000:00:04.0" },		/* domain padded */
+	{ "1:02:03.4", 0, "0001:02:03.4" },
+	{ "00:00.0", 0, "0000:00:00.0" },
+	{ "FF:1F.7", 0, "0000:ff:1f.7" },		/* maxima, lower case */
+	{ "0000:00:1f.7", 0, "0000:00:1f.7" },
+	{ "10000:00:00.0", 0, "10000:00:00.0" },	/* 5-digit domain */
+	{ "ffffffff:ff:1f.7", 0, "ffffffff:ff:1f.7" },	/* the longest */
+	{ "00:20.0", -ERANGE, "BDF 00:20.0 is out of range" },	/* dev+1 */
+	{ "00:1f.8", -ERANGE, "BDF 00:1f.8 is out of range" },	/* fn+1 */
+	{ "100000000:00:00.0", -ERANGE, "is out of range" },	/* 9 digits */
+	{ "", -EINVAL, "BDF \"\" is not a PCI address [DDDD:]BB:DD.F" },
+	{ "00:04", -EINVAL, "BDF \"00:04\" is not a PCI address" },
+	{ "0:04.0", -EINVAL, "is not a PCI address" },	/* bus: 2 digits */
+	{ "000:04.0", -EINVAL, "is not a PCI address" },
+	{ "00:4.0", -EINVAL, "is not a PCI address" },	/* device: 2 */
+	{ "00:04.00", -EINVAL, "is not a PCI address" },	/* function: 1 */
+	{ ":00:04.0", -EINVAL, "is not a PCI address" },
+	{ "00:04.0x", -EINVAL, "is not a PCI address" },
+	{ "0000:00:04.0:", -EINVAL, "is not a PCI address" },
+	{ "0x0:00:04.0", -EINVAL, "is not a PCI address" },
+	{ "80000", -EINVAL, "is not a PCI address" },	/* an fdid */
+};
+
+START_TEST(test_pci_name)
+{
+	struct arg_spec spec[] = {
+		{ .name = "BDF", .kind = ARG_PCI_NAME, .positional = true },
+	};
+	char msg[128] = "", *argv[] = { (char *)bdfs[_i].bdf };
+	int ret;
+
+	memset(spec[0].str, 'x', sizeof(spec[0].str));
+	ret = parse_args(1, argv, spec, 1, msg, sizeof(msg));
+	ck_assert_msg(ret == bdfs[_i].ret, "\"%s\": %d, want %d (%s)",
+		      bdfs[_i].bdf, ret, bdfs[_i].ret, msg);
+	ck_assert_int_eq(spec[0].given, ret == 0);
+	if (ret == 0)
+		ck_assert_str_eq(spec[0].str, bdfs[_i].want);
+	else
+		ck_assert_msg(strstr(msg, bdfs[_i].want),
+			      "\"%s\": message \"%s\", want \"%s\"",
+			      bdfs[_i].bdf, msg, bdfs[_i].want);
+}
+END_TEST
+
+START_TEST(test_str_fits)
+{
+	/* The longest PCI name and fdid, and the NUL, fit exactly. */
+	ck_assert_uint_eq(ARG_STR_MAX, strlen("ffffffff:ff:1f.7") + 1);
+	ck_assert_uint_ge(ARG_STR_MAX, strlen("ffffffff") + 1);
 }
 END_TEST
 
@@ -397,6 +572,13 @@ Suite *args_suite(void)
 	tcase_add_loop_test(tc, test_args_bad, 0, N_ELEM(ping_bad));
 	tcase_add_test(tc, test_args_required);
 	tcase_add_test(tc, test_args_none);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("device-args");
+	tcase_add_loop_test(tc, test_device_ok, 0, N_ELEM(device_ok));
+	tcase_add_loop_test(tc, test_device_bad, 0, N_ELEM(device_bad));
+	tcase_add_loop_test(tc, test_pci_name, 0, N_ELEM(bdfs));
+	tcase_add_test(tc, test_str_fits);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errno");

@@ -22,6 +22,19 @@ enum smartio_peer_state {
 };
 
 /*
+ * State of a lendable PCIe function. unavailable: registered, its host
+ * driver keeps it; available: claimed by the lender stub, free to
+ * borrow; borrowed: a borrower drives it; returning: being reset and
+ * taken back after a return, a reclaim or the borrower's loss.
+ */
+enum smartio_device_state {
+	SMARTIO_DEVICE_STATE_UNAVAILABLE,
+	SMARTIO_DEVICE_STATE_AVAILABLE,
+	SMARTIO_DEVICE_STATE_BORROWED,
+	SMARTIO_DEVICE_STATE_RETURNING,
+};
+
+/*
  * One NTB adapter of this node.
  */
 enum {
@@ -106,6 +119,32 @@ enum {
 	SMARTIO_A_SEGMENT_MAX = (__SMARTIO_A_SEGMENT_MAX - 1)
 };
 
+/*
+ * A PCIe function registered for lending, on this node or another.
+ */
+enum {
+	/* Fabric device id, unique in the cluster (lender node << 16 | index). */
+	SMARTIO_A_DEVICE_FDID = 1,
+	/* The lender's node id. */
+	SMARTIO_A_DEVICE_NODE_ID,
+	/* PCI name of the function on its lender, e.g. 0000:00:04.0. */
+	SMARTIO_A_DEVICE_PCI_NAME,
+	SMARTIO_A_DEVICE_VENDOR,
+	SMARTIO_A_DEVICE_DEVICE,
+	/* PCI class code (base, sub-class, programming interface). */
+	SMARTIO_A_DEVICE_CLASS,
+	SMARTIO_A_DEVICE_STATE,
+	/* Node id of the borrower, while borrowed. */
+	SMARTIO_A_DEVICE_BORROWER,
+	/* Take the function from its host driver even while it is in use. */
+	SMARTIO_A_DEVICE_FORCE,
+	/* PCI name of the shadow device on the borrower, while borrowed by this node. */
+	SMARTIO_A_DEVICE_LOCAL_NAME,
+
+	__SMARTIO_A_DEVICE_MAX,
+	SMARTIO_A_DEVICE_MAX = (__SMARTIO_A_DEVICE_MAX - 1)
+};
+
 enum {
 	SMARTIO_CMD_ADAPTER_GET = 1,
 	SMARTIO_CMD_ADAPTER_SET,
@@ -116,6 +155,14 @@ enum {
 	SMARTIO_CMD_NODE_LEAVE_NTF,
 	SMARTIO_CMD_LINK_UP_NTF,
 	SMARTIO_CMD_LINK_DOWN_NTF,
+	SMARTIO_CMD_DEVICE_GET,
+	SMARTIO_CMD_DEVICE_ADD,
+	SMARTIO_CMD_DEVICE_REMOVE,
+	SMARTIO_CMD_DEVICE_AVAILABLE,
+	SMARTIO_CMD_DEVICE_UNAVAILABLE,
+	SMARTIO_CMD_DEVICE_BORROW,
+	SMARTIO_CMD_DEVICE_RETURN,
+	SMARTIO_CMD_DEVICE_RECLAIM,
 
 	__SMARTIO_CMD_MAX,
 	SMARTIO_CMD_MAX = (__SMARTIO_CMD_MAX - 1)

@@ -14,26 +14,6 @@ both_joined() {
 	joined 1 && joined 2
 }
 
-# expect_error ERRNO COMMAND...: COMMAND fails with exit status 1 and one
-# line naming ERRNO; with EINVAL and ERANGE (policy violations) the line
-# must carry the kernel's extended-ack message, not only strerror.
-expect_error() {
-	want=$1
-	shift
-	rc=0
-	out=$("$@" 2>&1) || rc=$?
-	echo "node0: $*: $out"
-	[ $rc = 1 ] || fail "$*: exit status $rc, not 1"
-	[ "$(echo "$out" | wc -l)" = 1 ] || fail "$*: more than one line"
-	echo "$out" | grep -q "($want)\$" || fail "$*: not $want"
-	case $want in
-	EINVAL | ERANGE)
-		! echo "$out" | grep -qi ": \(invalid argument\|numerical result out of range\) ($want)\$" ||
-			fail "$*: $want without an extended-ack message"
-		;;
-	esac
-}
-
 nodes_unchanged() {
 	if ! { own_node 0 1 && own_node 1 2; }; then
 		show_adapters

@@ -36,3 +36,33 @@ show_adapters() {
 	echo "node$NODE: $adapters:"
 	cat "$adapters"
 }
+
+# expect_error ERRNO COMMAND...: COMMAND fails with exit status 1 and one
+# line naming ERRNO; with EINVAL and ERANGE (policy violations) the line
+# must carry the kernel's extended-ack message, not only strerror.
+expect_error() {
+	want=$1
+	shift
+	rc=0
+	out=$("$@" 2>&1) || rc=$?
+	echo "node$NODE: $*: $out"
+	[ $rc = 1 ] || fail "$*: exit status $rc, not 1"
+	[ "$(echo "$out" | wc -l)" = 1 ] || fail "$*: more than one line"
+	echo "$out" | grep -q "($want)\$" || fail "$*: not $want"
+	case $want in
+	EINVAL | ERANGE)
+		! echo "$out" | grep -qi ": \(invalid argument\|numerical result out of range\) ($want)\$" ||
+			fail "$*: $want without an extended-ack message"
+		;;
+	esac
+}
+
+# expect_eperm COMMAND...: COMMAND, run as nobody, fails with EPERM.
+expect_eperm() {
+	rc=0
+	out=$(as_nobody "$@" 2>&1) || rc=$?
+	echo "node$NODE: as nobody: $*: $out"
+	[ $rc = 1 ] || fail "$* as nobody: exit status $rc, not 1"
+	echo "$out" | grep -qi "operation not permitted" ||
+		fail "$* as nobody: not EPERM"
+}

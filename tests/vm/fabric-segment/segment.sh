@@ -4,8 +4,7 @@
 # Helpers for the segment tests: the NTB layer with the windows the test
 # directory's windows.sh names (WINDOWS=lut: the window manager maps
 # remote segments through LUT windows, translated here; WINDOWS=direct:
-# through direct windows, which the owner translates when asked), and
-# what a user without privileges gets.
+# through direct windows, which the owner translates when asked).
 
 # shellcheck source=../fabric-nodes/fabric.sh
 . ./fabric.sh
@@ -36,14 +35,4 @@ load_fabric() {
 windows_idle() {
 	! grep '^  windows ' "$adapters" |
 		grep -v '^  windows lut 0/[0-9]* direct 0/[0-9]* inbound 0$'
-}
-
-# expect_eperm COMMAND...: COMMAND, run as nobody, fails with EPERM.
-expect_eperm() {
-	rc=0
-	out=$(as_nobody "$@" 2>&1) || rc=$?
-	echo "node$NODE: as nobody: $*: $out"
-	[ $rc = 1 ] || fail "$* as nobody: exit status $rc, not 1"
-	echo "$out" | grep -q "Operation not permitted" ||
-		fail "$* as nobody: not EPERM"
 }

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The devices of the cluster: this node's (lender.c) and those of every
+ * node joined to it, asked for over messaging one at a time
+ * (SMARTIO_MSG_OP_DEVICE_NEXT), in order of fdid. Nothing is cached: a
+ * listing shows each lender's state as it is.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/netlink.h>
+#include <linux/string.h>
+
+#include "smartio/fdid.h"
+#include "smartio/ntb.h"
+#include "lend_priv.h"
+
+static void smartio_device_to_wire(const struct smartio_device_info *info,
+				   struct smartio_device_wire *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->fdid = cpu_to_le32(info->fdid);
+	w->class = cpu_to_le32(info->class);
+	w->state = cpu_to_le32(info->state);
+	w->node_id = cpu_to_le16(info->node_id);
+	w->vendor = cpu_to_le16(info->vendor);
+	w->device = cpu_to_le16(info->device);
+	w->borrower = cpu_to_le16(info->borrower);
+	strscpy(w->pci_name, info->pci_name, sizeof(w->pci_name));
+}
+
+static void smartio_device_from_wire(const struct smartio_device_wire *w,
+				     struct smartio_device_info *info)
+{
+	info->fdid = le32_to_cpu(w->fdid);
+	info->class = le32_to_cpu(w->class);
+	info->state = le32_to_cpu(w->state);
+	info->node_id = le16_to_cpu(w->node_id);
+	info->vendor = le16_to_cpu(w->vendor);
+	info->device = le16_to_cpu(w->device);
+	info->borrower = le16_to_cpu(w->borrower);
+	/* strscpy() stops at the end of the buffer if the peer's has no NUL. */
+	strscpy(info->pci_name, w->pci_name, sizeof(info->pci_name));
+}
+
+/* Messaging handler: a node lists our devices. */
+static int smartio_device_next_handler(u16 node_id,
+				       const struct smartio_msg *req,
+				       void *resp, u32 *resp_len)
+{
+	const struct smartio_device_next_req *r = req->payload;
+	struct smartio_device_info info = {};
+	int ret;
+
+	if (req->len != sizeof(*r))
+		return -EINVAL;
+	ret = smartio_lender_next(le16_to_cpu(r->index), &info);
+	if (ret)
+		return ret;
+	smartio_device_to_wire(&info, resp);
+	*resp_len = sizeof(struct smartio_device_wire);
+	return 0;
+}
+
+/* The device of node @node_id with the lowest index >= @index. */
+static int smartio_node_device_next(u16 node_id, u16 index,
+				    struct smartio_device_info *info)
+{
+	struct smartio_device_next_req req = { .index = cpu_to_le16(index) };
+	struct smartio_device_wire w;
+	u32 len = 0;
+	int ret;
+
+	if (node_id == smartio_local_node_id())
+		return smartio_lender_next(index, info);
+
+	ret = smartio_msg_call(node_id, SMARTIO_MSG_OP_DEVICE_NEXT, &req,
+			       sizeof(req), &w, sizeof(w), &len,
+			       SMARTIO_LEND_TIMEOUT);
+	if (ret)
+		return ret;
+	if (len != sizeof(w))
+		return -EBADMSG;
+	smartio_device_from_wire(&w, info);
+	/*
+	 * Through a loopback cable, another adapter of this very node
+	 * answers, with this node's devices: they are listed once, above.
+	 */
+	if (info->node_id != node_id ||
+	    smartio_fdid_node(info->fdid) != node_id ||
+	    smartio_fdid_index(info->fdid) < index)
+		return -ENOENT;
+	return 0;
+}
+
+/* The lowest node id >= @node that is this node's or a joined one. */
+static u16 smartio_devices_node_from(u32 node)
+{
+	u16 local = smartio_local_node_id();
+	u16 remote = smartio_node_next(node - 1);
+
+	if (!node)
+		remote = smartio_node_next(0);
+	if (local < node)
+		local = 0;
+	if (!local || (remote && remote < local))
+		return remote;
+	return local;
+}
+
+/**
+ * smartio_devices_next() - Walk the devices of the cluster in fdid order.
+ * @cursor: The lowest fdid to return; set past the one returned.
+ * @info: Filled in.
+ *
+ * A node that does not answer (it left, or lends nothing) is skipped.
+ *
+ * Return: 0, or -ENOENT past the last device.
+ */
+int smartio_devices_next(u32 *cursor, struct smartio_device_info *info)
+{
+	u32 node = smartio_fdid_node(*cursor);
+	u16 index = smartio_fdid_index(*cursor);
+	u16 n;
+	int ret;
+
+	while (node <= U16_MAX) {
+		n = smartio_devices_node_from(node);
+		if (!n)
+			break;
+		if (n != node)
+			index = 0;
+		ret = smartio_node_device_next(n, index, info);
+		if (!ret) {
+			*cursor = info->fdid == U32_MAX ? U32_MAX : info->fdid + 1;
+			return 0;
+		}
+		if (ret != -ENOENT)
+			pr_debug("node %u does not list its devices: %d\n", n,
+				 ret);
+		node = n + 1;
+		index = 0;
+	}
+	return -ENOENT;
+}
+
+/**
+ * smartio_devices_get() - One device of the cluster.
+ * @fdid: The device.
+ * @info: Filled in.
+ * @extack: Why not.
+ *
+ * Return: 0, -ENOENT (no such device), -EHOSTUNREACH (its lender is not
+ * joined), or the error of asking the lender.
+ */
+int smartio_devices_get(u32 fdid, struct smartio_device_info *info,
+			struct netlink_ext_ack *extack)
+{
+	int ret;
+
+	ret = smartio_node_device_next(smartio_fdid_node(fdid),
+				       smartio_fdid_index(fdid), info);
+	if (!ret && info->fdid != fdid)
+		ret = -ENOENT;
+	if (ret == -ENOENT)
+		NL_SET_ERR_MSG(extack, "no such device");
+	else if (ret == -EHOSTUNREACH || ret == -ENOTCONN)
+		NL_SET_ERR_MSG(extack, "the device's lender is not reachable");
+	else if (ret)
+		NL_SET_ERR_MSG(extack, "the device's lender did not answer");
+	return ret;
+}
+
+int smartio_devices_init(void)
+{
+	return smartio_msg_handler_register(SMARTIO_MSG_OP_DEVICE_NEXT,
+					    smartio_device_next_handler);
+}
+
+void smartio_devices_exit(void)
+{
+	smartio_msg_handler_unregister(SMARTIO_MSG_OP_DEVICE_NEXT);
+}

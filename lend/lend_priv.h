@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private to smartio_lend: the lender's devices (lender.c) and the
+ * cluster-wide view of devices (devices.c).
+ */
+#ifndef _SMARTIO_LEND_PRIV_H
+#define _SMARTIO_LEND_PRIV_H
+
+#include <linux/pci.h>
+#include <linux/types.h>
+
+#include "smartio/lend.h"
+#include "smartio/le.h"
+
+/* Name of the lender's stub driver, which holds available functions. */
+#define SMARTIO_LENDER_DRIVER	"smartio-lender"
+
+/* Time a request to another node may take. */
+#define SMARTIO_LEND_TIMEOUT	(5 * HZ)
+
+/*
+ * SMARTIO_MSG_OP_DEVICE_NEXT: the lender's device with the lowest index
+ * at or above @index; -ENOENT when there is none.
+ */
+struct smartio_device_next_req {
+	__le16 index;
+};
+
+/* A device on the wire: struct smartio_device_info less local_name. */
+struct smartio_device_wire {
+	__le32 fdid;
+	__le32 class;
+	__le32 state;
+	__le16 node_id;
+	__le16 vendor;
+	__le16 device;
+	__le16 borrower;
+	char pci_name[SMARTIO_PCI_NAME_MAX];
+};
+
+/*
+ * SMARTIO_MSG_OP_BORROW request: the borrower's bus ranges the device
+ * must reach, for DMA and for MSI writes (the lender opens windows onto
+ * both).
+ */
+struct smartio_borrow_req {
+	__le32 fdid;
+	__le32 reserved;
+	__le64 dma_addr;
+	__le64 dma_size;
+	__le64 msi_addr;
+	__le64 msi_size;
+};
+
+/* A memory BAR, as the borrower maps it: the lender's bus address. */
+struct smartio_bar_wire {
+	__le64 addr;
+	__le64 size;
+};
+
+#define SMARTIO_BORROW_CONFIG_SIZE	256
+
+/*
+ * SMARTIO_MSG_OP_BORROW response: where the device sees the borrower's
+ * ranges, its memory BARs (size 0: none), and its config space.
+ */
+struct smartio_borrow_resp {
+	__le64 dma_base;
+	__le64 msi_base;
+	struct smartio_bar_wire bars[PCI_STD_NUM_BARS];
+	u8 config[SMARTIO_BORROW_CONFIG_SIZE];
+};
+
+/* SMARTIO_MSG_OP_RETURN request. */
+struct smartio_return_req {
+	__le32 fdid;
+};
+
+/* SMARTIO_MSG_OP_CONFIG_WRITE event: a config write of the borrower. */
+struct smartio_config_write {
+	__le32 fdid;
+	__le32 value;
+	__le16 offset;
+	u8 size;
+	u8 reserved;
+};
+
+/* lender.c */
+int smartio_lender_init(void);
+void smartio_lender_exit(void);
+int smartio_lender_add(const char *pci_name, struct smartio_device_info *info,
+		       struct netlink_ext_ack *extack);
+int smartio_lender_remove(u32 fdid, struct netlink_ext_ack *extack);
+int smartio_lender_available(u32 fdid, bool force,
+			     struct netlink_ext_ack *extack);
+int smartio_lender_unavailable(u32 fdid, struct netlink_ext_ack *extack);
+int smartio_lender_next(u16 index, struct smartio_device_info *info);
+void smartio_lender_node_left(u16 node_id);
+
+/* devices.c */
+int smartio_devices_get(u32 fdid, struct smartio_device_info *info,
+			struct netlink_ext_ack *extack);
+int smartio_devices_next(u32 *cursor, struct smartio_device_info *info);
+int smartio_devices_init(void);
+void smartio_devices_exit(void);
+
+#endif /* _SMARTIO_LEND_PRIV_H */
