@@ -131,6 +131,7 @@ int smartio_devices_next(u32 *cursor, struct smartio_device_info *info)
 			index = 0;
 		ret = smartio_node_device_next(n, index, info);
 		if (!ret) {
+			smartio_borrower_local_name(info->fdid, info);
 			*cursor = info->fdid == U32_MAX ? U32_MAX : info->fdid + 1;
 			return 0;
 		}
@@ -161,6 +162,8 @@ int smartio_devices_get(u32 fdid, struct smartio_device_info *info,
 				       smartio_fdid_index(fdid), info);
 	if (!ret && info->fdid != fdid)
 		ret = -ENOENT;
+	if (!ret)
+		smartio_borrower_local_name(fdid, info);
 	if (ret == -ENOENT)
 		NL_SET_ERR_MSG(extack, "no such device");
 	else if (ret == -EHOSTUNREACH || ret == -ENOTCONN)

@@ -6,7 +6,9 @@
 #ifndef _SMARTIO_LEND_PRIV_H
 #define _SMARTIO_LEND_PRIV_H
 
+#include <linux/list.h>
 #include <linux/pci.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 #include "smartio/lend.h"
@@ -84,6 +86,79 @@ struct smartio_config_write {
 	u8 size;
 	u8 reserved;
 };
+
+/*
+ * The x86 interrupt address range: an MSI is a write here. The lender
+ * opens a window onto it for the functions we borrow.
+ */
+#define SMARTIO_MSI_ADDR	0xfee00000ULL
+#define SMARTIO_MSI_SIZE	0x100000ULL
+
+#define SMARTIO_SHADOW_CONFIG_SIZE	4096
+
+/**
+ * struct smartio_shadow - A borrowed function on the borrower (shadow.c).
+ * @list: Entry in the borrower's list (borrower.c).
+ * @fdid: The function.
+ * @lender: Its lender's node id.
+ * @ntb: The NTB the lender is reached through, referenced.
+ * @lost: The lender left: config reads return all-ones, nothing maps.
+ * @dma_addr: Start of our range the device reaches by DMA.
+ * @dma_size: Its size.
+ * @dma_base: The device's address of @dma_addr.
+ * @msi_base: The device's address of SMARTIO_MSI_ADDR.
+ * @bar_win: Our windows onto the function's memory BARs.
+ * @bar_phys: Where each window is.
+ * @bar_size: Each BAR's size, 0 for none.
+ * @bar_mask: Writable bits of each BAR register (sizing).
+ * @windows: The bus's windows, one per BAR.
+ * @busn: The bus's bus number range.
+ * @sysdata: The bus's x86 sysdata: its domain, and @ntb as the device
+ *	that does its DMA (VMD style).
+ * @fwnode: The MSI domain's name.
+ * @msi_domain: The bus's MSI domain.
+ * @bus: The virtual root bus.
+ * @pdev: The shadow device, referenced.
+ * @config_lock: Protects @config.
+ * @config: The config space the driver sees.
+ */
+struct smartio_shadow {
+	struct list_head list;
+	u32 fdid;
+	u16 lender;
+	struct pci_dev *ntb;
+	bool lost;
+	u64 dma_addr;
+	u64 dma_size;
+	u64 dma_base;
+	u64 msi_base;
+	struct smartio_remote *bar_win[PCI_STD_NUM_BARS];
+	phys_addr_t bar_phys[PCI_STD_NUM_BARS];
+	u64 bar_size[PCI_STD_NUM_BARS];
+	u32 bar_mask[PCI_STD_NUM_BARS];
+	struct resource windows[PCI_STD_NUM_BARS];
+	struct resource busn;
+	struct pci_sysdata sysdata;
+	struct fwnode_handle *fwnode;
+	struct irq_domain *msi_domain;
+	struct pci_bus *bus;
+	struct pci_dev *pdev;
+	spinlock_t config_lock;
+	u8 config[SMARTIO_SHADOW_CONFIG_SIZE];
+};
+
+/* shadow.c */
+int smartio_shadow_create(struct smartio_shadow *sh,
+			  const struct smartio_borrow_resp *resp);
+void smartio_shadow_destroy(struct smartio_shadow *sh);
+
+/* borrower.c */
+int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
+			    struct netlink_ext_ack *extack);
+int smartio_borrower_give_back(u32 fdid, struct netlink_ext_ack *extack);
+void smartio_borrower_local_name(u32 fdid, struct smartio_device_info *info);
+void smartio_borrower_node_left(u16 node_id);
+void smartio_borrower_exit(void);
 
 /* lender.c */
 int smartio_lender_init(void);

@@ -11,11 +11,14 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/dma-mapping.h>
 #include <linux/idr.h>
+#include <linux/iommu.h>
 #include <linux/module.h>
 #include <linux/netlink.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
+#include <asm/unaligned.h>
 
 #include "smartio/fdid.h"
 #include "smartio/ntb.h"
@@ -29,6 +32,15 @@
  * @pdev: The function, referenced.
  * @state: enum smartio_device_state.
  * @borrower: The borrower's node id while borrowed.
+ * @domain: The function's own IOMMU domain while borrowed, if this host
+ *	has an IOMMU: it reaches the borrower's windows and nothing else.
+ * @dma_win: Our window onto the borrower's DMA range.
+ * @msi_win: Our window onto the borrower's MSI range.
+ * @ntb_dev: The NTB the borrower reaches us through.
+ * @bar_addr: Each memory BAR's DMA address for @ntb_dev: where the
+ *	borrower's windows lead.
+ * @bar_size: Each memory BAR's size, 0 for none.
+ * @bar_grant: Lets the borrower have a window opened onto each BAR.
  */
 struct smartio_lent {
 	struct list_head list;
@@ -36,7 +48,22 @@ struct smartio_lent {
 	struct pci_dev *pdev;
 	u32 state;
 	u16 borrower;
+	struct iommu_domain *domain;
+	struct smartio_remote *dma_win;
+	struct smartio_remote *msi_win;
+	struct device *ntb_dev;
+	dma_addr_t bar_addr[PCI_STD_NUM_BARS];
+	resource_size_t bar_size[PCI_STD_NUM_BARS];
+	struct smartio_grant *bar_grant[PCI_STD_NUM_BARS];
 };
+
+/*
+ * Where a borrowed function sees the borrower's ranges in its own IOMMU
+ * domain: above the 32-bit space (clear of the interrupt range a device
+ * write must not hit) and within the 39 bits every VT-d unit translates.
+ */
+#define SMARTIO_LEND_MSI_IOVA	(1ULL << 32)
+#define SMARTIO_LEND_DMA_IOVA	(1ULL << 33)
 
 /* Protects the list and every device's state. */
 static DEFINE_MUTEX(smartio_lender_lock);
@@ -307,6 +334,294 @@ unlock:
 	return ret;
 }
 
+/*
+ * Undoes what lending set up, as far as it got, and makes the function
+ * available again: stops its DMA, resets it (so that nothing the borrower
+ * left in it runs on), closes every window. Called with
+ * smartio_lender_lock held.
+ */
+static void smartio_lent_teardown(struct smartio_lent *lent)
+{
+	struct pci_dev *pdev = lent->pdev;
+	int i;
+
+	pci_clear_master(pdev);
+	if (pci_reset_function(pdev))
+		pci_warn(pdev, "could not be reset after lending\n");
+	if (lent->domain) {
+		iommu_detach_device(lent->domain, &pdev->dev);
+		iommu_domain_free(lent->domain);
+		lent->domain = NULL;
+	}
+	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
+		smartio_node_revoke(lent->bar_grant[i]);
+		lent->bar_grant[i] = NULL;
+		if (lent->bar_size[i])
+			dma_unmap_resource(lent->ntb_dev, lent->bar_addr[i],
+					   lent->bar_size[i], DMA_BIDIRECTIONAL,
+					   0);
+		lent->bar_size[i] = 0;
+	}
+	smartio_remote_unmap(lent->msi_win);
+	smartio_remote_unmap(lent->dma_win);
+	lent->msi_win = NULL;
+	lent->dma_win = NULL;
+	if (lent->ntb_dev)
+		put_device(lent->ntb_dev);
+	lent->ntb_dev = NULL;
+	if (pci_is_enabled(pdev))
+		pci_disable_device(pdev);
+	lent->state = SMARTIO_DEVICE_STATE_AVAILABLE;
+	lent->borrower = 0;
+}
+
+/* Maps window @win at @iova of @lent's domain; the address the device uses. */
+static int smartio_lent_map(struct smartio_lent *lent,
+			    struct smartio_remote *win, u64 iova, u64 size,
+			    u64 *dev_addr)
+{
+	phys_addr_t phys = smartio_remote_phys(win);
+	int ret;
+
+	if (!lent->domain) {
+		*dev_addr = phys;	/* no IOMMU: bus addresses are physical */
+		return 0;
+	}
+	ret = iommu_map(lent->domain, iova, phys, PAGE_ALIGN(size),
+			IOMMU_READ | IOMMU_WRITE | IOMMU_MMIO);
+	*dev_addr = iova;
+	return ret;
+}
+
+/*
+ * Lends @lent to @node: the function gets its own IOMMU domain holding the
+ * windows onto the borrower's DMA and MSI ranges, its BARs are offered to
+ * the borrower, and @resp tells where everything is. Called with
+ * smartio_lender_lock held.
+ */
+static int smartio_lent_setup(struct smartio_lent *lent, u16 node,
+			      const struct smartio_borrow_req *req,
+			      struct smartio_borrow_resp *resp)
+{
+	u64 dma_addr = le64_to_cpu(req->dma_addr);
+	u64 dma_size = le64_to_cpu(req->dma_size);
+	u64 msi_addr = le64_to_cpu(req->msi_addr);
+	u64 msi_size = le64_to_cpu(req->msi_size);
+	struct pci_dev *pdev = lent->pdev;
+	u64 base;
+	int i, ret;
+
+	if (!dma_size || !msi_size || !PAGE_ALIGNED(dma_addr) ||
+	    !PAGE_ALIGNED(msi_addr))
+		return -EINVAL;
+	lent->borrower = node;
+	lent->state = SMARTIO_DEVICE_STATE_BORROWED;
+	lent->ntb_dev = smartio_node_dma_device(node);
+	if (!lent->ntb_dev)
+		return -ENOTCONN;
+	get_device(lent->ntb_dev);
+
+	ret = pci_enable_device(pdev);
+	if (ret)
+		return ret;
+	if (device_iommu_mapped(&pdev->dev)) {
+		lent->domain = iommu_domain_alloc(pdev->dev.bus);
+		if (!lent->domain)
+			return -ENOMEM;
+		ret = iommu_attach_device(lent->domain, &pdev->dev);
+		if (ret) {
+			iommu_domain_free(lent->domain);
+			lent->domain = NULL;
+			pci_err(pdev, "cannot have an IOMMU domain of its own: %d\n",
+				ret);
+			return ret;
+		}
+	}
+
+	lent->dma_win = smartio_remote_map(node, dma_addr, dma_size);
+	if (IS_ERR(lent->dma_win)) {
+		ret = PTR_ERR(lent->dma_win);
+		lent->dma_win = NULL;
+		return ret;
+	}
+	lent->msi_win = smartio_remote_map(node, msi_addr, msi_size);
+	if (IS_ERR(lent->msi_win)) {
+		ret = PTR_ERR(lent->msi_win);
+		lent->msi_win = NULL;
+		return ret;
+	}
+	ret = smartio_lent_map(lent, lent->dma_win, SMARTIO_LEND_DMA_IOVA,
+			       dma_size, &base);
+	if (ret)
+		return ret;
+	resp->dma_base = cpu_to_le64(base);
+	ret = smartio_lent_map(lent, lent->msi_win, SMARTIO_LEND_MSI_IOVA,
+			       msi_size, &base);
+	if (ret)
+		return ret;
+	resp->msi_base = cpu_to_le64(base);
+
+	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
+		resource_size_t size = pci_resource_len(pdev, i);
+		dma_addr_t addr;
+
+		if (!(pci_resource_flags(pdev, i) & IORESOURCE_MEM) || !size)
+			continue;
+		addr = dma_map_resource(lent->ntb_dev,
+					pci_resource_start(pdev, i), size,
+					DMA_BIDIRECTIONAL, 0);
+		if (dma_mapping_error(lent->ntb_dev, addr))
+			return -ENOMEM;
+		lent->bar_addr[i] = addr;
+		lent->bar_size[i] = size;
+		lent->bar_grant[i] = smartio_node_grant(node, addr, size);
+		if (IS_ERR(lent->bar_grant[i])) {
+			ret = PTR_ERR(lent->bar_grant[i]);
+			lent->bar_grant[i] = NULL;
+			return ret;
+		}
+		resp->bars[i].addr = cpu_to_le64(addr);
+		resp->bars[i].size = cpu_to_le64(size);
+	}
+	pci_set_master(pdev);
+
+	for (i = 0; i < SMARTIO_BORROW_CONFIG_SIZE; i += 4) {
+		u32 v;
+
+		pci_read_config_dword(pdev, i, &v);
+		put_unaligned_le32(v, &resp->config[i]);
+	}
+	return 0;
+}
+
+/* Messaging handler: a node borrows one of our devices. */
+static int smartio_lender_borrow_handler(u16 node_id,
+					 const struct smartio_msg *req,
+					 void *resp, u32 *resp_len)
+{
+	const struct smartio_borrow_req *r = req->payload;
+	struct smartio_lent *lent;
+	int ret = 0;
+
+	if (req->len != sizeof(*r) || r->reserved)
+		return -EINVAL;
+	mutex_lock(&smartio_lender_lock);
+	lent = smartio_lent_find(le32_to_cpu(r->fdid), &ret, NULL);
+	if (!lent)
+		goto unlock;
+	if (lent->state == SMARTIO_DEVICE_STATE_UNAVAILABLE) {
+		ret = -EACCES;
+		goto unlock;
+	}
+	if (lent->state != SMARTIO_DEVICE_STATE_AVAILABLE) {
+		ret = -EBUSY;
+		goto unlock;
+	}
+	memset(resp, 0, sizeof(struct smartio_borrow_resp));
+	ret = smartio_lent_setup(lent, node_id, r, resp);
+	if (ret) {
+		pci_err(lent->pdev, "cannot be lent to node %u: %d\n", node_id,
+			ret);
+		smartio_lent_teardown(lent);
+		goto unlock;
+	}
+	*resp_len = sizeof(struct smartio_borrow_resp);
+	pci_info(lent->pdev, "lent to node %u\n", node_id);
+unlock:
+	mutex_unlock(&smartio_lender_lock);
+	return ret;
+}
+
+/* Messaging handler: a borrower gives a device back. */
+static int smartio_lender_return_handler(u16 node_id,
+					 const struct smartio_msg *req,
+					 void *resp, u32 *resp_len)
+{
+	const struct smartio_return_req *r = req->payload;
+	struct smartio_lent *lent;
+	int ret = 0;
+
+	if (req->len != sizeof(*r))
+		return -EINVAL;
+	mutex_lock(&smartio_lender_lock);
+	lent = smartio_lent_find(le32_to_cpu(r->fdid), &ret, NULL);
+	if (lent && (lent->state != SMARTIO_DEVICE_STATE_BORROWED ||
+		     lent->borrower != node_id))
+		ret = -EPERM;
+	if (!ret) {
+		smartio_lent_teardown(lent);
+		pci_info(lent->pdev, "returned by node %u\n", node_id);
+	}
+	mutex_unlock(&smartio_lender_lock);
+	return ret;
+}
+
+/*
+ * Messaging handler (event, or request when the borrower waits): a config
+ * write of the borrower. What would move the function in our address
+ * space (BARs, expansion ROM) is this host's to decide and is dropped;
+ * memory decoding stays on while lent (the borrower turns it off to size
+ * BARs, which it does on its copy, and its MMIO must never find it off).
+ */
+static int smartio_lender_config_handler(u16 node_id,
+					 const struct smartio_msg *req,
+					 void *resp, u32 *resp_len)
+{
+	const struct smartio_config_write *w = req->payload;
+	struct smartio_lent *lent;
+	u16 offset;
+	u32 value;
+	int ret = 0;
+
+	if (req->len != sizeof(*w))
+		return -EINVAL;
+	offset = le16_to_cpu(w->offset);
+	value = le32_to_cpu(w->value);
+	if (offset == PCI_COMMAND)
+		value |= PCI_COMMAND_MEMORY;
+	if ((offset >= PCI_BASE_ADDRESS_0 && offset < PCI_CARDBUS_CIS) ||
+	    (offset >= PCI_ROM_ADDRESS && offset < PCI_CAPABILITY_LIST))
+		return 0;
+	mutex_lock(&smartio_lender_lock);
+	lent = smartio_lent_find(le32_to_cpu(w->fdid), &ret, NULL);
+	if (lent && lent->state == SMARTIO_DEVICE_STATE_BORROWED &&
+	    lent->borrower == node_id) {
+		switch (w->size) {
+		case 1:
+			pci_write_config_byte(lent->pdev, offset, value);
+			break;
+		case 2:
+			pci_write_config_word(lent->pdev, offset, value);
+			break;
+		case 4:
+			pci_write_config_dword(lent->pdev, offset, value);
+			break;
+		}
+	}
+	mutex_unlock(&smartio_lender_lock);
+	return 0;
+}
+
+/**
+ * smartio_lender_node_left() - Take back what a node that left borrowed.
+ * @node_id: The node.
+ */
+void smartio_lender_node_left(u16 node_id)
+{
+	struct smartio_lent *lent;
+
+	mutex_lock(&smartio_lender_lock);
+	list_for_each_entry(lent, &smartio_lent_devices, list) {
+		if (lent->state != SMARTIO_DEVICE_STATE_BORROWED ||
+		    lent->borrower != node_id)
+			continue;
+		pci_info(lent->pdev, "borrower node %u left: taken back\n",
+			 node_id);
+		smartio_lent_teardown(lent);
+	}
+	mutex_unlock(&smartio_lender_lock);
+}
+
 /**
  * smartio_lender_next() - The local device with the lowest index >= @index.
  * @index: Where to start.
@@ -332,9 +647,39 @@ int smartio_lender_next(u16 index, struct smartio_device_info *info)
 	return found ? 0 : -ENOENT;
 }
 
+static const struct {
+	u16 op;
+	smartio_msg_handler_t handler;
+} smartio_lender_handlers[] = {
+	{ SMARTIO_MSG_OP_BORROW, smartio_lender_borrow_handler },
+	{ SMARTIO_MSG_OP_RETURN, smartio_lender_return_handler },
+	{ SMARTIO_MSG_OP_CONFIG_WRITE, smartio_lender_config_handler },
+};
+
+static void smartio_lender_handlers_unregister(unsigned int n)
+{
+	while (n--)
+		smartio_msg_handler_unregister(smartio_lender_handlers[n].op);
+}
+
 int smartio_lender_init(void)
 {
-	return pci_register_driver(&smartio_lender_driver);
+	unsigned int i;
+	int ret;
+
+	ret = pci_register_driver(&smartio_lender_driver);
+	if (ret)
+		return ret;
+	for (i = 0; i < ARRAY_SIZE(smartio_lender_handlers); i++) {
+		ret = smartio_msg_handler_register(smartio_lender_handlers[i].op,
+						   smartio_lender_handlers[i].handler);
+		if (ret) {
+			smartio_lender_handlers_unregister(i);
+			pci_unregister_driver(&smartio_lender_driver);
+			return ret;
+		}
+	}
+	return 0;
 }
 
 /* Gives every available function back to its host driver. */
@@ -343,9 +688,12 @@ void smartio_lender_exit(void)
 	struct smartio_lent *lent, *next;
 	struct pci_dev *pdev;
 
+	smartio_lender_handlers_unregister(ARRAY_SIZE(smartio_lender_handlers));
 	mutex_lock(&smartio_lender_lock);
 	list_for_each_entry_safe(lent, next, &smartio_lent_devices, list) {
 		pdev = lent->pdev;
+		if (lent->state == SMARTIO_DEVICE_STATE_BORROWED)
+			smartio_lent_teardown(lent);
 		if (lent->state != SMARTIO_DEVICE_STATE_UNAVAILABLE) {
 			driver_set_override(&pdev->dev, &pdev->driver_override,
 					    "", 0);

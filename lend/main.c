@@ -8,28 +8,68 @@
 
 #include <linux/module.h>
 #include <linux/netlink.h>
+#include <linux/notifier.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
 
+#include "smartio/ntb.h"
 #include "smartio/version.h"
 #include "lend_priv.h"
 
-static int smartio_lend_borrow(u32 fdid, struct smartio_device_info *info,
-			       struct netlink_ext_ack *extack)
-{
-	NL_SET_ERR_MSG(extack, "borrowing is not implemented yet");
-	return -EOPNOTSUPP;
-}
+/**
+ * struct smartio_node_left - A node's leaving, to be handled.
+ * @work: Queued on smartio_lend_wq.
+ * @node_id: The node.
+ */
+struct smartio_node_left {
+	struct work_struct work;
+	u16 node_id;
+};
 
-static int smartio_lend_give_back(u32 fdid, struct netlink_ext_ack *extack)
-{
-	NL_SET_ERR_MSG(extack, "borrowing is not implemented yet");
-	return -EOPNOTSUPP;
-}
+/* Ordered: losses are handled one at a time, in the order they happened. */
+static struct workqueue_struct *smartio_lend_wq;
 
 static int smartio_lend_reclaim(u32 fdid, struct netlink_ext_ack *extack)
 {
-	NL_SET_ERR_MSG(extack, "borrowing is not implemented yet");
+	NL_SET_ERR_MSG(extack, "reclaiming is not implemented yet");
 	return -EOPNOTSUPP;
 }
+
+/* A node left: what it lent us is lost, what it borrowed comes back. */
+static void smartio_lend_node_left_work(struct work_struct *work)
+{
+	struct smartio_node_left *left = container_of(work,
+						      struct smartio_node_left,
+						      work);
+
+	smartio_borrower_node_left(left->node_id);
+	smartio_lender_node_left(left->node_id);
+	kfree(left);
+}
+
+/* Told under an adapter's lock, which the work must not wait for. */
+static int smartio_lend_node_event(struct notifier_block *nb,
+				   unsigned long event, void *data)
+{
+	struct smartio_node_left *left;
+
+	if (event != SMARTIO_NODE_LEFT)
+		return NOTIFY_DONE;
+	left = kzalloc(sizeof(*left), GFP_KERNEL);
+	if (!left) {
+		pr_err("node %lu left, but there is no memory to handle it\n",
+		       (unsigned long)data);
+		return NOTIFY_DONE;
+	}
+	left->node_id = (uintptr_t)data;
+	INIT_WORK(&left->work, smartio_lend_node_left_work);
+	queue_work(smartio_lend_wq, &left->work);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block smartio_lend_node_nb = {
+	.notifier_call = smartio_lend_node_event,
+};
 
 static const struct smartio_lend_ops smartio_lend_ops = {
 	.add		= smartio_lender_add,
@@ -38,8 +78,8 @@ static const struct smartio_lend_ops smartio_lend_ops = {
 	.unavailable	= smartio_lender_unavailable,
 	.get		= smartio_devices_get,
 	.next		= smartio_devices_next,
-	.borrow		= smartio_lend_borrow,
-	.give_back	= smartio_lend_give_back,
+	.borrow		= smartio_borrower_borrow,
+	.give_back	= smartio_borrower_give_back,
 	.reclaim	= smartio_lend_reclaim,
 };
 
@@ -47,27 +87,37 @@ static int __init smartio_lend_init(void)
 {
 	int ret;
 
+	smartio_lend_wq = alloc_ordered_workqueue("smartio_lend", 0);
+	if (!smartio_lend_wq)
+		return -ENOMEM;
 	ret = smartio_lender_init();
 	if (ret)
-		return ret;
+		goto err_wq;
 	ret = smartio_devices_init();
 	if (ret)
 		goto err_lender;
+	smartio_node_notifier_register(&smartio_lend_node_nb);
 	ret = smartio_lend_register(&smartio_lend_ops);
 	if (ret)
-		goto err_devices;
+		goto err_notifier;
 	return 0;
 
-err_devices:
+err_notifier:
+	smartio_node_notifier_unregister(&smartio_lend_node_nb);
 	smartio_devices_exit();
 err_lender:
 	smartio_lender_exit();
+err_wq:
+	destroy_workqueue(smartio_lend_wq);
 	return ret;
 }
 
 static void __exit smartio_lend_exit(void)
 {
 	smartio_lend_unregister();
+	smartio_node_notifier_unregister(&smartio_lend_node_nb);
+	destroy_workqueue(smartio_lend_wq);
+	smartio_borrower_exit();
 	smartio_devices_exit();
 	smartio_lender_exit();
 }

@@ -22,6 +22,7 @@
 #include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/netlink.h>
+#include <linux/notifier.h>
 #include <linux/overflow.h>
 #include <linux/pci.h>
 #include <linux/random.h>
@@ -31,6 +32,9 @@
 #include "smartio/ntb.h"
 #include "smartio/version.h"
 #include "smartio_ntb_priv.h"
+
+/* Told when a node leaves (see smartio_node_notifier_register()). */
+static BLOCKING_NOTIFIER_HEAD(smartio_node_notifiers);
 
 /*
  * Handshake wire protocol (version 1)
@@ -191,6 +195,9 @@ static void smartio_peer_leave(struct smartio_adapter *ad,
 		failed = smartio_msg_chan_down(peer);
 		smartio_segment_peer_left(ad, peer);
 		smartio_windows_peer_lost(ad, peer);
+		blocking_notifier_call_chain(&smartio_node_notifiers,
+					     SMARTIO_NODE_LEFT,
+					     (void *)(uintptr_t)peer->node_id);
 		if (failed)
 			pr_info("adapter %d: node %u left, %u pending request%s failed\n",
 				ad->index, peer->node_id, failed,
@@ -407,6 +414,30 @@ struct smartio_peer *smartio_node_peer(u16 node_id,
 	}
 	return NULL;
 }
+
+/**
+ * smartio_node_notifier_register() - Be told when nodes leave.
+ * @nb: Called with SMARTIO_NODE_LEFT and the node id (as a pointer-sized
+ *	integer) from the NTB layer's link handling, with an adapter's lock
+ *	held: it must not wait for the NTB layer; queue work instead.
+ *
+ * Return: 0.
+ */
+int smartio_node_notifier_register(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_register(&smartio_node_notifiers, nb);
+}
+EXPORT_SYMBOL_GPL(smartio_node_notifier_register);
+
+/**
+ * smartio_node_notifier_unregister() - Undo smartio_node_notifier_register().
+ * @nb: The notifier block.
+ */
+void smartio_node_notifier_unregister(struct notifier_block *nb)
+{
+	blocking_notifier_chain_unregister(&smartio_node_notifiers, nb);
+}
+EXPORT_SYMBOL_GPL(smartio_node_notifier_unregister);
 
 /**
  * smartio_local_node_id() - This node's id, for naming what it owns.

@@ -798,15 +798,12 @@ static int sntb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 
-	/* Released by pcim_enable_device()'s devres with the device. */
-	ret = pci_request_region(pdev, SNTB_BAR_DIRECT, KBUILD_MODNAME);
-	if (ret)
-		return ret;
-	if (sndev->lut_count) {
-		ret = pci_request_region(pdev, SNTB_BAR_LUT, KBUILD_MODNAME);
-		if (ret)
-			return ret;
-	}
+	/*
+	 * The window BARs are apertures, not registers: their clients map
+	 * slices of them, and a device reached through one (a borrowed
+	 * function on a shadow bus) has its driver reserve its own BAR
+	 * there. So they are left unreserved, as VMD leaves its memory BARs.
+	 */
 
 	/* Inbound accesses are DMA by this function, anywhere in memory. */
 	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));

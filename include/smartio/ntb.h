@@ -53,6 +53,13 @@ int smartio_msg_call(u16 node_id, u16 op, const void *req, u32 len,
 		     unsigned long timeout);
 int smartio_msg_post(u16 node_id, u16 op, const void *buf, u32 len);
 
+/* Node events, for smartio_node_notifier_register(). */
+#define SMARTIO_NODE_LEFT	1
+
+struct notifier_block;
+int smartio_node_notifier_register(struct notifier_block *nb);
+void smartio_node_notifier_unregister(struct notifier_block *nb);
+
 u16 smartio_local_node_id(void);
 u16 smartio_node_next(u16 after);
 

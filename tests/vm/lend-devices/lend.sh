@@ -30,7 +30,17 @@ driver_of() {
 	fi
 }
 
-# nvme_sum: checksum of the first 64 MiB of the NVMe namespace.
+# nvme_sum DEV: checksum of the first 64 MiB of an NVMe namespace.
 nvme_sum() {
-	dd if=/dev/nvme0n1 bs=1M count=64 iflag=direct 2>/dev/null | md5sum
+	dd if="$1" bs=1M count=64 iflag=direct 2>/dev/null | md5sum
+}
+
+# borrower_ntb_identity: inbound accesses through the NTB reach memory
+# untranslated (the borrower's DMA window covers its RAM), so the NTB's
+# IOMMU group must be of type identity; set before its driver binds.
+borrower_ntb_identity() {
+	ntb=$(pci_devices 0x1234 0x4e54 | head -n 1)
+	[ -n "$ntb" ] || fail "no NTB"
+	echo identity >"$ntb/iommu_group/type" ||
+		fail "cannot make the NTB's IOMMU group identity"
 }

@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The borrower's shadow device: a borrowed function on a virtual PCI root
+ * bus of its own, which the stock driver of the function binds to.
+ *
+ * Modelled on drivers/pci/controller/vmd.c:
+ *
+ *  - Config space: served from a copy the lender sent at borrow time. BARs
+ *    read the addresses of our windows onto the real BARs, and are sized
+ *    here; the interrupt pin reads 0 (no INTx across the fabric). Writes
+ *    that have an effect on the function are posted to the lender in
+ *    order (config accessors may run in atomic context).
+ *  - MMIO: the BARs are our windows onto the real ones; no software in
+ *    between.
+ *  - Interrupts: an MSI domain of the bus's own, stacked on the NTB's
+ *    parent (the interrupt remapping domain when there is one), rewrites
+ *    every message address where Linux writes it (MSI capability or MSI-X
+ *    table) into the lender-side window onto our interrupt address range.
+ *    The bus's sysdata names the NTB as the device that DMAs for it (the
+ *    VMD mechanism, pci_real_dma_dev()), so remapped interrupts carry the
+ *    source id of the NTB, which is where they enter this host.
+ *  - DMA: dma_map_ops of our own hand the driver lender-side addresses in
+ *    the window the lender opened onto our memory; no message per map.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-map-ops.h>
+#include <linux/irq.h>
+#include <linux/irqdomain.h>
+#include <linux/msi.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+#include <asm/irq_remapping.h>
+#include <asm/unaligned.h>
+
+#include "smartio/ntb.h"
+#include "lend_priv.h"
+
+static struct smartio_shadow *smartio_shadow_of_bus(const struct pci_bus *bus)
+{
+	return container_of(bus->sysdata, struct smartio_shadow, sysdata);
+}
+
+static struct smartio_shadow *smartio_shadow_of(struct device *dev)
+{
+	return smartio_shadow_of_bus(to_pci_dev(dev)->bus);
+}
+
+/* --- config space --- */
+
+static int smartio_shadow_read(struct pci_bus *bus, unsigned int devfn,
+			       int where, int size, u32 *val)
+{
+	struct smartio_shadow *sh = smartio_shadow_of_bus(bus);
+	unsigned long flags;
+
+	if (devfn || where < 0 || where + size > SMARTIO_SHADOW_CONFIG_SIZE) {
+		*val = ~0U;
+		return PCIBIOS_DEVICE_NOT_FOUND;
+	}
+	/* A lost device reads all-ones, as one that fell off a real bus. */
+	if (READ_ONCE(sh->lost)) {
+		*val = ~0U;
+		return PCIBIOS_SUCCESSFUL;
+	}
+	spin_lock_irqsave(&sh->config_lock, flags);
+	switch (size) {
+	case 1:
+		*val = sh->config[where];
+		break;
+	case 2:
+		*val = get_unaligned_le16(&sh->config[where]);
+		break;
+	default:
+		*val = get_unaligned_le32(&sh->config[where]);
+		break;
+	}
+	spin_unlock_irqrestore(&sh->config_lock, flags);
+	return PCIBIOS_SUCCESSFUL;
+}
+
+/* Merges a write of @size bytes at @where into the dword at @reg. */
+static u32 smartio_shadow_merge(u32 old, int reg, int where, int size, u32 val)
+{
+	int shift = (where - reg) * 8;
+	u32 mask = size == 4 ? ~0U : (BIT(size * 8) - 1) << shift;
+
+	return (old & ~mask) | ((val << shift) & mask);
+}
+
+static int smartio_shadow_write(struct pci_bus *bus, unsigned int devfn,
+				int where, int size, u32 val)
+{
+	struct smartio_shadow *sh = smartio_shadow_of_bus(bus);
+	struct smartio_config_write w = {
+		.fdid = cpu_to_le32(sh->fdid),
+		.value = cpu_to_le32(val),
+		.offset = cpu_to_le16(where),
+		.size = size,
+	};
+	int reg = where & ~3;
+	unsigned long flags;
+	u32 old;
+
+	if (devfn || where < 0 || where + size > SMARTIO_SHADOW_CONFIG_SIZE)
+		return PCIBIOS_DEVICE_NOT_FOUND;
+	if (READ_ONCE(sh->lost))
+		return PCIBIOS_SUCCESSFUL;
+
+	spin_lock_irqsave(&sh->config_lock, flags);
+	old = get_unaligned_le32(&sh->config[reg]);
+	if (reg >= PCI_BASE_ADDRESS_0 && reg <= PCI_BASE_ADDRESS_5) {
+		/* Sizing: only the address bits above the size stick. */
+		u32 mask = sh->bar_mask[(reg - PCI_BASE_ADDRESS_0) / 4];
+		u32 v = smartio_shadow_merge(old, reg, where, size, val);
+
+		put_unaligned_le32((old & ~mask) | (v & mask), &sh->config[reg]);
+		spin_unlock_irqrestore(&sh->config_lock, flags);
+		return PCIBIOS_SUCCESSFUL;
+	}
+	if (reg == PCI_ROM_ADDRESS || reg == PCI_INTERRUPT_LINE) {
+		/* No ROM; the interrupt line is this host's bookkeeping. */
+		if (reg == PCI_INTERRUPT_LINE && where == reg && size == 1)
+			sh->config[reg] = val;
+		spin_unlock_irqrestore(&sh->config_lock, flags);
+		return PCIBIOS_SUCCESSFUL;
+	}
+	/* The status register's bits are write-one-to-clear: not copied. */
+	if (reg != PCI_COMMAND || where + size <= PCI_STATUS)
+		put_unaligned_le32(smartio_shadow_merge(old, reg, where, size,
+							val),
+				   &sh->config[reg]);
+	spin_unlock_irqrestore(&sh->config_lock, flags);
+
+	/*
+	 * Where we may sleep, wait until the write is done, so that MMIO
+	 * that follows it (through our windows, not the messages) finds it
+	 * done; in atomic context, post it: it is still ordered with our
+	 * other messages.
+	 */
+	if (preemptible()) {
+		u32 len;
+
+		smartio_msg_call(sh->lender, SMARTIO_MSG_OP_CONFIG_WRITE, &w,
+				 sizeof(w), NULL, 0, &len, SMARTIO_LEND_TIMEOUT);
+	} else {
+		smartio_msg_post(sh->lender, SMARTIO_MSG_OP_CONFIG_WRITE, &w,
+				 sizeof(w));
+	}
+	return PCIBIOS_SUCCESSFUL;
+}
+
+static struct pci_ops smartio_shadow_pci_ops = {
+	.read = smartio_shadow_read,
+	.write = smartio_shadow_write,
+};
+
+/*
+ * The copy of config space the driver sees: the lender's, with the BARs
+ * at our windows and INTx and the expansion ROM hidden.
+ */
+static void smartio_shadow_config_init(struct smartio_shadow *sh,
+				       const struct smartio_borrow_resp *resp)
+{
+	u8 *cfg = sh->config;
+	int i;
+
+	memcpy(cfg, resp->config, sizeof(resp->config));
+	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
+		int reg = PCI_BASE_ADDRESS_0 + 4 * i;
+		u32 bar = get_unaligned_le32(&cfg[reg]);
+		u64 size = sh->bar_size[i];
+		bool is64 = !(bar & PCI_BASE_ADDRESS_SPACE_IO) &&
+			(bar & PCI_BASE_ADDRESS_MEM_TYPE_MASK) ==
+			PCI_BASE_ADDRESS_MEM_TYPE_64;
+
+		if (!size) {
+			put_unaligned_le32(0, &cfg[reg]);
+			sh->bar_mask[i] = 0;
+			continue;
+		}
+		bar &= ~PCI_BASE_ADDRESS_MEM_MASK;
+		put_unaligned_le32(bar | lower_32_bits(sh->bar_phys[i]),
+				   &cfg[reg]);
+		sh->bar_mask[i] = lower_32_bits(~(size - 1)) &
+				  PCI_BASE_ADDRESS_MEM_MASK;
+		if (is64 && i + 1 < PCI_STD_NUM_BARS) {
+			i++;
+			put_unaligned_le32(upper_32_bits(sh->bar_phys[i - 1]),
+					   &cfg[reg + 4]);
+			sh->bar_mask[i] = upper_32_bits(~(size - 1));
+		}
+	}
+	put_unaligned_le32(0, &cfg[PCI_ROM_ADDRESS]);
+	cfg[PCI_INTERRUPT_PIN] = 0;
+	cfg[PCI_INTERRUPT_LINE] = 0;
+}
+
+/* --- interrupts --- */
+
+static void smartio_shadow_write_msi_msg(struct irq_data *d,
+					 struct msi_msg *msg)
+{
+	struct pci_dev *pdev = msi_desc_to_pci_dev(irq_data_get_msi_desc(d));
+	struct smartio_shadow *sh = smartio_shadow_of_bus(pdev->bus);
+	u64 addr = ((u64)msg->address_hi << 32) | msg->address_lo;
+	struct msi_msg m = *msg;
+
+	/* Where the lender's window onto our interrupt range sees it. */
+	addr = sh->msi_base + (addr - SMARTIO_MSI_ADDR);
+	m.address_lo = lower_32_bits(addr);
+	m.address_hi = upper_32_bits(addr);
+	pci_write_msi_msg(d->irq, &m);
+}
+
+static struct irq_chip smartio_shadow_msi_chip = {
+	.name			= "smartio-MSI",
+	.irq_unmask		= pci_msi_unmask_irq,
+	.irq_mask		= pci_msi_mask_irq,
+	.irq_ack		= irq_chip_ack_parent,
+	.irq_retrigger		= irq_chip_retrigger_hierarchy,
+	.irq_write_msi_msg	= smartio_shadow_write_msi_msg,
+	.flags			= IRQCHIP_SKIP_SET_WAKE |
+				  IRQCHIP_AFFINITY_PRE_STARTUP,
+};
+
+static struct msi_domain_ops smartio_shadow_msi_ops = {
+	.msi_prepare	= pci_msi_prepare,
+};
+
+static struct msi_domain_info smartio_shadow_msi_info = {
+	.flags		= MSI_FLAG_USE_DEF_DOM_OPS | MSI_FLAG_USE_DEF_CHIP_OPS |
+			  MSI_FLAG_MULTI_PCI_MSI | MSI_FLAG_PCI_MSIX,
+	.ops		= &smartio_shadow_msi_ops,
+	.chip		= &smartio_shadow_msi_chip,
+	.handler	= handle_edge_irq,
+	.handler_name	= "edge",
+};
+
+static int smartio_shadow_msi_init(struct smartio_shadow *sh)
+{
+	struct irq_domain *ntb_domain = dev_get_msi_domain(&sh->ntb->dev);
+
+	if (!ntb_domain || !ntb_domain->parent)
+		return -EOPNOTSUPP;
+	sh->fwnode = irq_domain_alloc_named_id_fwnode("smartio-MSI",
+						      sh->sysdata.domain);
+	if (!sh->fwnode)
+		return -ENOMEM;
+	sh->msi_domain = pci_msi_create_irq_domain(sh->fwnode,
+						   &smartio_shadow_msi_info,
+						   ntb_domain->parent);
+	if (!sh->msi_domain) {
+		irq_domain_free_fwnode(sh->fwnode);
+		return -ENOMEM;
+	}
+	/*
+	 * Not a plain PCI/MSI domain: the interrupt remapping code must not
+	 * replace it by its own when the device is added (see
+	 * pci_dev_has_special_msi_domain()), exactly as for VMD.
+	 */
+	irq_domain_update_bus_token(sh->msi_domain, DOMAIN_BUS_VMD_MSI);
+	return 0;
+}
+
+static void smartio_shadow_msi_exit(struct smartio_shadow *sh)
+{
+	if (!sh->msi_domain)
+		return;
+	irq_domain_remove(sh->msi_domain);
+	irq_domain_free_fwnode(sh->fwnode);
+	sh->msi_domain = NULL;
+}
+
+/* --- DMA --- */
+
+/* The device's address of our physical range [@phys, @phys + @size). */
+static dma_addr_t smartio_shadow_dma_addr(struct device *dev, phys_addr_t phys,
+					  size_t size)
+{
+	struct smartio_shadow *sh = smartio_shadow_of(dev);
+
+	if (phys < sh->dma_addr || phys + size > sh->dma_addr + sh->dma_size ||
+	    READ_ONCE(sh->lost))
+		return DMA_MAPPING_ERROR;
+	return sh->dma_base + (phys - sh->dma_addr);
+}
+
+static dma_addr_t smartio_shadow_map_page(struct device *dev,
+					  struct page *page,
+					  unsigned long offset, size_t size,
+					  enum dma_data_direction dir,
+					  unsigned long attrs)
+{
+	return smartio_shadow_dma_addr(dev, page_to_phys(page) + offset, size);
+}
+
+static void smartio_shadow_unmap_page(struct device *dev, dma_addr_t addr,
+				      size_t size, enum dma_data_direction dir,
+				      unsigned long attrs)
+{
+}
+
+static int smartio_shadow_map_sg(struct device *dev, struct scatterlist *sgl,
+				 int nents, enum dma_data_direction dir,
+				 unsigned long attrs)
+{
+	struct scatterlist *sg;
+	int i;
+
+	for_each_sg(sgl, sg, nents, i) {
+		sg->dma_address = smartio_shadow_dma_addr(dev, sg_phys(sg),
+							  sg->length);
+		if (sg->dma_address == DMA_MAPPING_ERROR)
+			return -EIO;
+		sg_dma_len(sg) = sg->length;
+	}
+	return nents;
+}
+
+static void smartio_shadow_unmap_sg(struct device *dev,
+				    struct scatterlist *sgl, int nents,
+				    enum dma_data_direction dir,
+				    unsigned long attrs)
+{
+}
+
+static void *smartio_shadow_alloc(struct device *dev, size_t size,
+				  dma_addr_t *addr, gfp_t gfp,
+				  unsigned long attrs)
+{
+	struct page *page;
+
+	page = alloc_pages_node(dev_to_node(dev), gfp | __GFP_ZERO,
+				get_order(size));
+	if (!page)
+		return NULL;
+	*addr = smartio_shadow_dma_addr(dev, page_to_phys(page), size);
+	if (*addr == DMA_MAPPING_ERROR) {
+		__free_pages(page, get_order(size));
+		return NULL;
+	}
+	return page_address(page);
+}
+
+static void smartio_shadow_free(struct device *dev, size_t size, void *cpu,
+				dma_addr_t addr, unsigned long attrs)
+{
+	__free_pages(virt_to_page(cpu), get_order(size));
+}
+
+static int smartio_shadow_dma_supported(struct device *dev, u64 mask)
+{
+	struct smartio_shadow *sh = smartio_shadow_of(dev);
+
+	return mask >= sh->dma_base + sh->dma_size - 1;
+}
+
+static u64 smartio_shadow_required_mask(struct device *dev)
+{
+	struct smartio_shadow *sh = smartio_shadow_of(dev);
+
+	return DMA_BIT_MASK(fls64(sh->dma_base + sh->dma_size - 1));
+}
+
+static const struct dma_map_ops smartio_shadow_dma_ops = {
+	.alloc			= smartio_shadow_alloc,
+	.free			= smartio_shadow_free,
+	.map_page		= smartio_shadow_map_page,
+	.unmap_page		= smartio_shadow_unmap_page,
+	.map_sg			= smartio_shadow_map_sg,
+	.unmap_sg		= smartio_shadow_unmap_sg,
+	.dma_supported		= smartio_shadow_dma_supported,
+	.get_required_mask	= smartio_shadow_required_mask,
+};
+
+/* --- the bus --- */
+
+/* PCI domains from 0x10000 up, as VMD's, clear of the firmware's. */
+static int smartio_shadow_free_domain(void)
+{
+	struct pci_bus *bus = NULL;
+	int domain = 0xffff;
+
+	while ((bus = pci_find_next_bus(bus)))
+		domain = max_t(int, domain, pci_domain_nr(bus));
+	return domain + 1;
+}
+
+/* Maps the lender's BARs through our windows. */
+static int smartio_shadow_map_bars(struct smartio_shadow *sh,
+				   const struct smartio_borrow_resp *resp)
+{
+	int i;
+
+	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
+		u64 addr = le64_to_cpu(resp->bars[i].addr);
+		u64 size = le64_to_cpu(resp->bars[i].size);
+		struct resource *res = &sh->windows[i];
+
+		if (!size)
+			continue;
+		sh->bar_win[i] = smartio_remote_map(sh->lender, addr, size);
+		if (IS_ERR(sh->bar_win[i])) {
+			int ret = PTR_ERR(sh->bar_win[i]);
+
+			sh->bar_win[i] = NULL;
+			return ret;
+		}
+		sh->bar_phys[i] = smartio_remote_phys(sh->bar_win[i]);
+		sh->bar_size[i] = size;
+		res->name = "smartio shadow BAR";
+		res->start = sh->bar_phys[i];
+		res->end = res->start + size - 1;
+		res->flags = IORESOURCE_MEM;
+	}
+	return 0;
+}
+
+static void smartio_shadow_unmap_bars(struct smartio_shadow *sh)
+{
+	int i;
+
+	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
+		smartio_remote_unmap(sh->bar_win[i]);
+		sh->bar_win[i] = NULL;
+	}
+}
+
+/**
+ * smartio_shadow_create() - Put a borrowed function on a bus of its own.
+ * @sh: The shadow, with @fdid, @lender, @ntb, @dma_addr and @dma_size set.
+ * @resp: The lender's answer to the borrow.
+ *
+ * Context: Process context; sleeps. The function's driver, if loaded,
+ * binds before this returns.
+ * Return: 0 or -errno; on error nothing is left to undo.
+ */
+int smartio_shadow_create(struct smartio_shadow *sh,
+			  const struct smartio_borrow_resp *resp)
+{
+	LIST_HEAD(resources);
+	int i, ret;
+
+	spin_lock_init(&sh->config_lock);
+	sh->dma_base = le64_to_cpu(resp->dma_base);
+	sh->msi_base = le64_to_cpu(resp->msi_base);
+	ret = smartio_shadow_map_bars(sh, resp);
+	if (ret)
+		goto err_bars;
+	smartio_shadow_config_init(sh, resp);
+
+	sh->sysdata.domain = smartio_shadow_free_domain();
+	sh->sysdata.node = dev_to_node(&sh->ntb->dev);
+	sh->sysdata.vmd_dev = sh->ntb;
+	ret = smartio_shadow_msi_init(sh);
+	if (ret)
+		goto err_bars;
+
+	sh->busn.name = "smartio shadow bus";
+	sh->busn.start = 0;
+	sh->busn.end = 0;
+	sh->busn.flags = IORESOURCE_BUS | IORESOURCE_PCI_FIXED;
+	pci_add_resource(&resources, &sh->busn);
+	for (i = 0; i < PCI_STD_NUM_BARS; i++)
+		if (sh->bar_size[i])
+			pci_add_resource(&resources, &sh->windows[i]);
+
+	sh->bus = pci_create_root_bus(&sh->ntb->dev, 0,
+				      &smartio_shadow_pci_ops, &sh->sysdata,
+				      &resources);
+	if (!sh->bus) {
+		pci_free_resource_list(&resources);
+		ret = -ENODEV;
+		goto err_msi;
+	}
+	dev_set_msi_domain(&sh->bus->dev, sh->msi_domain);
+
+	pci_lock_rescan_remove();
+	pci_scan_child_bus(sh->bus);
+	sh->pdev = pci_get_slot(sh->bus, 0);
+	if (!sh->pdev) {
+		pci_unlock_rescan_remove();
+		ret = -ENODEV;
+		goto err_bus;
+	}
+	/* Before a driver binds: every mapping it makes is ours. */
+	set_dma_ops(&sh->pdev->dev, &smartio_shadow_dma_ops);
+	pci_bus_claim_resources(sh->bus);
+	pci_bus_add_devices(sh->bus);
+	pci_unlock_rescan_remove();
+
+	pci_info(sh->pdev, "shadow of fdid %x, lent by node %u\n", sh->fdid,
+		 sh->lender);
+	return 0;
+
+err_bus:
+	pci_lock_rescan_remove();
+	pci_stop_root_bus(sh->bus);
+	pci_remove_root_bus(sh->bus);
+	pci_unlock_rescan_remove();
+err_msi:
+	smartio_shadow_msi_exit(sh);
+err_bars:
+	smartio_shadow_unmap_bars(sh);
+	return ret;
+}
+
+/**
+ * smartio_shadow_destroy() - Remove a shadow device and its bus.
+ * @sh: The shadow.
+ *
+ * Its driver unbinds first (a surprise removal if @sh->lost is set).
+ */
+void smartio_shadow_destroy(struct smartio_shadow *sh)
+{
+	pci_dev_put(sh->pdev);
+	pci_lock_rescan_remove();
+	pci_stop_root_bus(sh->bus);
+	pci_remove_root_bus(sh->bus);
+	pci_unlock_rescan_remove();
+	smartio_shadow_msi_exit(sh);
+	smartio_shadow_unmap_bars(sh);
+}

@@ -1,0 +1,1 @@
+../../vm/fabric-nodes/fabric.sh

@@ -1,0 +1,1 @@
+../../vm/lend-devices/lend.sh

@@ -1,0 +1,42 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Node 1 borrows node 2's NVMe: the stock nvme driver binds to the shadow
+# device and a block device appears; 64 MiB of random data go to it and
+# read back the same; the device is returned and its block device goes.
+# Node 2 then reads the same data through its own driver.
+set -eu
+. ./lend.sh
+
+borrower_ntb_identity
+load_lend
+wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
+wait_until 30 test -b /dev/nvme0n1 || fail "no local NVMe block device"
+vmctl barrier available
+
+line=$(smartioctl borrow 20000) || fail "borrow 20000 failed"
+echo "node$NODE: $line"
+shadow=${line##* as }
+echo "$line" | grep -q " node 2 borrowed by 1 as $shadow\$" ||
+	fail "borrow: $line"
+[ "$(driver_of "$shadow")" = nvme ] || fail "nvme did not bind to $shadow"
+wait_until 30 test -b /dev/nvme1n1 || fail "no block device for the borrowed NVMe"
+smartioctl device list | grep -x "20000: .* node 2 borrowed by 1 as $shadow" ||
+	fail "not listed borrowed"
+
+dd if=/dev/urandom of=/tmp/data bs=1M count=64 2>/dev/null
+sum=$(md5sum </tmp/data)
+dd if=/tmp/data of=/dev/nvme1n1 bs=1M oflag=direct 2>/dev/null ||
+	fail "cannot write the borrowed NVMe"
+rm /tmp/data
+[ "$(nvme_sum /dev/nvme1n1)" = "$sum" ] || fail "borrowed NVMe reads back other data"
+grep -q 'smartio-MSI' /proc/interrupts || fail "no interrupt through the shadow's MSI domain"
+
+smartioctl return 20000 || fail "return 20000 failed"
+[ ! -e "/sys/bus/pci/devices/$shadow" ] || fail "shadow device still there"
+[ ! -e /dev/nvme1n1 ] || fail "block device still there"
+expect_error ENOENT smartioctl return 20000
+vmctl put sum "$sum"
+vmctl barrier returned
+vmctl barrier checked
+rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio

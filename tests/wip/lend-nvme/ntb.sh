@@ -1,0 +1,1 @@
+../../vm/ntb-clients/ntb.sh
