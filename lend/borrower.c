@@ -71,12 +71,12 @@ static void smartio_borrow_error(int ret, struct netlink_ext_ack *extack)
 	}
 }
 
-static void smartio_borrower_send_return(struct smartio_shadow *sh)
+static void smartio_borrower_send_return(u16 lender, u32 fdid)
 {
-	struct smartio_return_req req = { .fdid = cpu_to_le32(sh->fdid) };
+	struct smartio_return_req req = { .fdid = cpu_to_le32(fdid) };
 	u32 len;
 
-	smartio_msg_call(sh->lender, SMARTIO_MSG_OP_RETURN, &req, sizeof(req),
+	smartio_msg_call(lender, SMARTIO_MSG_OP_RETURN, &req, sizeof(req),
 			 NULL, 0, &len, SMARTIO_LEND_TIMEOUT);
 }
 
@@ -150,9 +150,10 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 	ret = smartio_shadow_create(sh, resp);
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "cannot create the shadow device");
-		smartio_borrower_send_return(sh);
+		smartio_borrower_send_return(sh->lender, fdid);
 		goto out_put;
 	}
+	/* From here on the shadow's bus owns @sh and its NTB reference. */
 	list_add_tail(&sh->list, &smartio_shadows);
 	mutex_unlock(&smartio_borrower_lock);
 	kfree(resp);
@@ -172,15 +173,20 @@ out_free:
 	return ret;
 }
 
-/* Removes @sh and frees it. Called with smartio_borrower_lock held. */
+/*
+ * Removes @sh, which its bus frees once its device is released. Called
+ * with smartio_borrower_lock held.
+ */
 static void smartio_borrower_remove(struct smartio_shadow *sh)
 {
+	bool lost = READ_ONCE(sh->lost);
+	u16 lender = sh->lender;
+	u32 fdid = sh->fdid;
+
 	list_del(&sh->list);
-	smartio_shadow_destroy(sh);
-	if (!READ_ONCE(sh->lost))
-		smartio_borrower_send_return(sh);
-	pci_dev_put(sh->ntb);
-	kfree(sh);
+	smartio_shadow_destroy(sh);	/* may free @sh */
+	if (!lost)
+		smartio_borrower_send_return(lender, fdid);
 }
 
 int smartio_borrower_give_back(u32 fdid, struct netlink_ext_ack *extack)

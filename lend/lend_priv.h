@@ -148,6 +148,8 @@ struct smartio_shadow {
 };
 
 /* shadow.c */
+int smartio_shadow_init(void);
+void smartio_shadow_exit(void);
 int smartio_shadow_create(struct smartio_shadow *sh,
 			  const struct smartio_borrow_resp *resp);
 void smartio_shadow_destroy(struct smartio_shadow *sh);

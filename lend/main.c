@@ -90,9 +90,12 @@ static int __init smartio_lend_init(void)
 	smartio_lend_wq = alloc_ordered_workqueue("smartio_lend", 0);
 	if (!smartio_lend_wq)
 		return -ENOMEM;
-	ret = smartio_lender_init();
+	ret = smartio_shadow_init();
 	if (ret)
 		goto err_wq;
+	ret = smartio_lender_init();
+	if (ret)
+		goto err_shadow;
 	ret = smartio_devices_init();
 	if (ret)
 		goto err_lender;
@@ -107,6 +110,8 @@ err_notifier:
 	smartio_devices_exit();
 err_lender:
 	smartio_lender_exit();
+err_shadow:
+	smartio_shadow_exit();
 err_wq:
 	destroy_workqueue(smartio_lend_wq);
 	return ret;
@@ -120,6 +125,7 @@ static void __exit smartio_lend_exit(void)
 	smartio_borrower_exit();
 	smartio_devices_exit();
 	smartio_lender_exit();
+	smartio_shadow_exit();
 }
 
 module_init(smartio_lend_init);

@@ -374,6 +374,38 @@ static const struct dma_map_ops smartio_shadow_dma_ops = {
 	.get_required_mask	= smartio_shadow_required_mask,
 };
 
+/*
+ * The IOMMU code clears a device's DMA ops when it releases it, as the
+ * device leaves its bus; the driver may still free coherent memory after
+ * that (nvme does, when its controller is released). Our ops must stay:
+ * restore them once every other REMOVED_DEVICE handler has run.
+ */
+static int smartio_shadow_bus_event(struct notifier_block *nb,
+				    unsigned long action, void *data)
+{
+	struct device *dev = data;
+
+	if (action == BUS_NOTIFY_REMOVED_DEVICE &&
+	    to_pci_dev(dev)->bus->ops == &smartio_shadow_pci_ops)
+		set_dma_ops(dev, &smartio_shadow_dma_ops);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block smartio_shadow_bus_nb = {
+	.notifier_call = smartio_shadow_bus_event,
+	.priority = INT_MIN,
+};
+
+int smartio_shadow_init(void)
+{
+	return bus_register_notifier(&pci_bus_type, &smartio_shadow_bus_nb);
+}
+
+void smartio_shadow_exit(void)
+{
+	bus_unregister_notifier(&pci_bus_type, &smartio_shadow_bus_nb);
+}
+
 /* --- the bus --- */
 
 /* PCI domains from 0x10000 up, as VMD's, clear of the firmware's. */
@@ -427,14 +459,30 @@ static void smartio_shadow_unmap_bars(struct smartio_shadow *sh)
 	}
 }
 
+/*
+ * The host bridge is released once the shadow device is (a driver may
+ * hold it after its removal): the sysdata, MSI domain and windows go then.
+ */
+static void smartio_shadow_release(struct pci_host_bridge *bridge)
+{
+	struct smartio_shadow *sh = bridge->release_data;
+
+	smartio_shadow_msi_exit(sh);
+	smartio_shadow_unmap_bars(sh);
+	pci_dev_put(sh->ntb);
+	kfree(sh);
+}
+
 /**
  * smartio_shadow_create() - Put a borrowed function on a bus of its own.
  * @sh: The shadow, with @fdid, @lender, @ntb, @dma_addr and @dma_size set.
  * @resp: The lender's answer to the borrow.
  *
  * Context: Process context; sleeps. The function's driver, if loaded,
- * binds before this returns.
- * Return: 0 or -errno; on error nothing is left to undo.
+ * binds before this returns. From then on @sh belongs to the bus, which
+ * frees it (and drops its reference to @ntb) once the shadow device is
+ * released after smartio_shadow_destroy().
+ * Return: 0 or -errno; on error nothing is left to undo but @sh itself.
  */
 int smartio_shadow_create(struct smartio_shadow *sh,
 			  const struct smartio_borrow_resp *resp)
@@ -475,6 +523,9 @@ int smartio_shadow_create(struct smartio_shadow *sh,
 		goto err_msi;
 	}
 	dev_set_msi_domain(&sh->bus->dev, sh->msi_domain);
+	/* The shadow outlives its bus while its driver holds the device. */
+	pci_set_host_bridge_release(to_pci_host_bridge(sh->bus->bridge),
+				    smartio_shadow_release, sh);
 
 	pci_lock_rescan_remove();
 	pci_scan_child_bus(sh->bus);
@@ -495,6 +546,8 @@ int smartio_shadow_create(struct smartio_shadow *sh,
 	return 0;
 
 err_bus:
+	/* Keep @sh for the caller: undo what the release would. */
+	to_pci_host_bridge(sh->bus->bridge)->release_fn = NULL;
 	pci_lock_rescan_remove();
 	pci_stop_root_bus(sh->bus);
 	pci_remove_root_bus(sh->bus);
@@ -508,17 +561,17 @@ err_bars:
 
 /**
  * smartio_shadow_destroy() - Remove a shadow device and its bus.
- * @sh: The shadow.
+ * @sh: The shadow; freed once its device is released, maybe at once.
  *
  * Its driver unbinds first (a surprise removal if @sh->lost is set).
  */
 void smartio_shadow_destroy(struct smartio_shadow *sh)
 {
+	struct pci_bus *bus = sh->bus;
+
 	pci_dev_put(sh->pdev);
 	pci_lock_rescan_remove();
-	pci_stop_root_bus(sh->bus);
-	pci_remove_root_bus(sh->bus);
+	pci_stop_root_bus(bus);
+	pci_remove_root_bus(bus);
 	pci_unlock_rescan_remove();
-	smartio_shadow_msi_exit(sh);
-	smartio_shadow_unmap_bars(sh);
 }

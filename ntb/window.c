@@ -253,7 +253,7 @@ int smartio_window_map(struct smartio_adapter *ad, int pidx, u64 addr,
 
 	m->ap = ap;
 	m->pidx = pidx;
-	m->phys = ap->base + (phys_addr_t)m->first * ap->slot_size + offset;
+	m->phys = ap->base + offset;	/* offset into the aperture */
 	m->size = size;
 	return 0;
 }

@@ -97,6 +97,17 @@ typedef struct SntbMsg {
     uint8_t data[];             /* wire format */
 } SntbMsg;
 
+/*
+ * A received message other than a read reply, waiting to be performed by
+ * the inbound thread, in the order received.
+ */
+typedef struct SntbInbound {
+    QSIMPLEQ_ENTRY(SntbInbound) next;
+    uint32_t gen;               /* connection it came on */
+    SntbMsgHdr h;
+    uint8_t payload[];
+} SntbInbound;
+
 typedef struct SntbWaiter {
     QTAILQ_ENTRY(SntbWaiter) next;
     uint32_t tag;
@@ -166,15 +177,23 @@ struct SmartioNTBState {
     QTAILQ_HEAD(, SntbWaiter) waiters;
     uint32_t next_tag;
 
+    QSIMPLEQ_HEAD(, SntbInbound) inq; /* received, to be performed */
+    QemuCond inq_cond;          /* inq not empty, or stop */
+    uint32_t conn_gen;          /* bumped when a connection ends */
+
     int listen_fd;
     int loop_fd;                /* our end of a loopback socketpair */
     bool cabled;                /* a loopback peer has taken this port */
     bool threads_started;
     QemuThread conn_thread;
     QemuThread send_thread;
+    QemuThread inbound_thread;
 };
 
-/* Set in receive threads: they must never access an NTB aperture. */
+/*
+ * Set in receive threads: they must never access an NTB aperture, since
+ * they deliver the replies that a read through one waits for.
+ */
 static __thread bool sntb_in_rx;
 
 static void sntb_enqueue_locked(SmartioNTBState *s, uint32_t type,
@@ -834,6 +853,76 @@ static void sntb_reply(SmartioNTBState *s, SntbMsgHdr *h, uint8_t *payload)
     qemu_mutex_unlock(&s->lock);
 }
 
+/* Under lock. */
+static void sntb_inbound_drop_locked(SmartioNTBState *s)
+{
+    while (!QSIMPLEQ_EMPTY(&s->inq)) {
+        SntbInbound *in = QSIMPLEQ_FIRST(&s->inq);
+
+        QSIMPLEQ_REMOVE_HEAD(&s->inq, next);
+        g_free(in);
+    }
+}
+
+/*
+ * Receive threads only read the cable: a read reply wakes its reader at
+ * once, everything else is performed, in order, by the inbound thread.
+ * Performing an access may make a device read through an aperture (QEMU's
+ * NVMe reads its shadow doorbells in host memory when a doorbell is
+ * written), which waits for a reply that only the receive thread can
+ * deliver.
+ */
+static void sntb_inbound_queue(SmartioNTBState *s, SntbMsgHdr *h,
+                               uint8_t *payload)
+{
+    SntbInbound *in = g_malloc(sizeof(*in) + h->len);
+
+    in->h = *h;
+    memcpy(in->payload, payload, h->len);
+    qemu_mutex_lock(&s->lock);
+    in->gen = s->conn_gen;
+    QSIMPLEQ_INSERT_TAIL(&s->inq, in, next);
+    qemu_cond_signal(&s->inq_cond);
+    qemu_mutex_unlock(&s->lock);
+}
+
+static void *sntb_inbound_thread(void *opaque)
+{
+    SmartioNTBState *s = opaque;
+
+    qemu_mutex_lock(&s->lock);
+    for (;;) {
+        SntbInbound *in;
+        bool current;
+
+        while (!s->stop && QSIMPLEQ_EMPTY(&s->inq)) {
+            qemu_cond_wait(&s->inq_cond, &s->lock);
+        }
+        if (s->stop) {
+            break;
+        }
+        in = QSIMPLEQ_FIRST(&s->inq);
+        QSIMPLEQ_REMOVE_HEAD(&s->inq, next);
+        qemu_mutex_unlock(&s->lock);
+
+        /* The link state changes under the BQL: check the connection there. */
+        qemu_mutex_lock_iothread();
+        qemu_mutex_lock(&s->lock);
+        current = in->gen == s->conn_gen && !s->stop;
+        qemu_mutex_unlock(&s->lock);
+        if (current) {
+            sntb_handle(s, &in->h, in->payload);
+        }
+        qemu_mutex_unlock_iothread();
+        g_free(in);
+
+        qemu_mutex_lock(&s->lock);
+    }
+    sntb_inbound_drop_locked(s);
+    qemu_mutex_unlock(&s->lock);
+    return NULL;
+}
+
 /* Run one connection until it ends. */
 static void sntb_run_connection(SmartioNTBState *s, int fd)
 {
@@ -873,15 +962,16 @@ static void sntb_run_connection(SmartioNTBState *s, int fd)
             sntb_reply(s, &h, payload);
             continue;
         }
-        qemu_mutex_lock_iothread();
-        if (!s->stop) {
-            sntb_handle(s, &h, payload);
-        }
-        qemu_mutex_unlock_iothread();
+        sntb_inbound_queue(s, &h, payload);
     }
 
-    /* The cable is gone: stop the sender, drop the queue, fail reads. */
+    /*
+     * The cable is gone: forget what it brought and was not performed,
+     * stop the sender, drop the queue, fail reads.
+     */
     qemu_mutex_lock(&s->lock);
+    s->conn_gen++;
+    sntb_inbound_drop_locked(s);
     s->fd = -1;
     shutdown(fd, SHUT_RDWR);
     while (s->sending) {
@@ -1017,6 +1107,9 @@ static void sntb_start(SmartioNTBState *s)
     snprintf(name, sizeof(name), "sntb%u-send", s->port);
     qemu_thread_create(&s->send_thread, name, sntb_send_thread, s,
                        QEMU_THREAD_JOINABLE);
+    snprintf(name, sizeof(name), "sntb%u-in", s->port);
+    qemu_thread_create(&s->inbound_thread, name, sntb_inbound_thread, s,
+                       QEMU_THREAD_JOINABLE);
     snprintf(name, sizeof(name), "sntb%u-recv", s->port);
     qemu_thread_create(&s->conn_thread, name, sntb_conn_thread, s,
                        QEMU_THREAD_JOINABLE);
@@ -1135,11 +1228,10 @@ static void sntb_realize(PCIDevice *pdev, Error **errp)
     pci_register_bar(pdev, SNTB_BAR_LUT, bar_flags, &s->lut);
 
     /*
-     * Our handlers drop the BQL while waiting for the peer, and the receive
-     * thread performs inbound accesses that may land in our own register
-     * BAR meanwhile (another vCPU may, too): that is no re-entrancy to
-     * block. Accesses that would recurse into the cable are refused by
-     * sntb_in_rx instead.
+     * Our handlers drop the BQL while waiting for the peer, and the inbound
+     * thread performs inbound accesses that may land in our own BARs
+     * meanwhile (another vCPU may, too): that is no re-entrancy to block.
+     * A loop through the cable is bounded by the read timeout instead.
      */
     s->regs.disable_reentrancy_guard = true;
     s->direct.disable_reentrancy_guard = true;
@@ -1153,6 +1245,8 @@ static void sntb_realize(PCIDevice *pdev, Error **errp)
     qemu_cond_init(&s->send_cond);
     qemu_cond_init(&s->idle_cond);
     qemu_cond_init(&s->reply_cond);
+    qemu_cond_init(&s->inq_cond);
+    QSIMPLEQ_INIT(&s->inq);
     QSIMPLEQ_INIT(&s->sendq);
     QTAILQ_INIT(&s->waiters);
     s->fd = -1;
@@ -1200,6 +1294,7 @@ static void sntb_exit(PCIDevice *pdev)
     }
     qemu_cond_broadcast(&s->send_cond);
     qemu_cond_broadcast(&s->idle_cond);
+    qemu_cond_broadcast(&s->inq_cond);
     sntb_fail_waiters_locked(s);
     qemu_mutex_unlock(&s->lock);
 
@@ -1209,6 +1304,7 @@ static void sntb_exit(PCIDevice *pdev)
         }
         qemu_thread_join(&s->conn_thread);
         qemu_thread_join(&s->send_thread);
+        qemu_thread_join(&s->inbound_thread);
         if (bql) {
             qemu_mutex_lock_iothread();
         }
@@ -1230,6 +1326,7 @@ static void sntb_exit(PCIDevice *pdev)
     qemu_cond_destroy(&s->send_cond);
     qemu_cond_destroy(&s->idle_cond);
     qemu_cond_destroy(&s->reply_cond);
+    qemu_cond_destroy(&s->inq_cond);
 }
 
 static void sntb_reset(DeviceState *dev)

@@ -26,10 +26,14 @@ smartioctl device list | grep -x "20000: .* node 2 borrowed by 1 as $shadow" ||
 
 dd if=/dev/urandom of=/tmp/data bs=1M count=64 2>/dev/null
 sum=$(md5sum </tmp/data)
+start=$(date +%s)
 dd if=/tmp/data of=/dev/nvme1n1 bs=1M oflag=direct 2>/dev/null ||
 	fail "cannot write the borrowed NVMe"
+echo "node$NODE: 64 MiB written in $(($(date +%s) - start)) s"
 rm /tmp/data
+start=$(date +%s)
 [ "$(nvme_sum /dev/nvme1n1)" = "$sum" ] || fail "borrowed NVMe reads back other data"
+echo "node$NODE: 64 MiB read in $(($(date +%s) - start)) s"
 grep -q 'smartio-MSI' /proc/interrupts || fail "no interrupt through the shadow's MSI domain"
 
 smartioctl return 20000 || fail "return 20000 failed"

@@ -1,1 +1,0 @@
-../../vm/fabric-nodes/fabric.sh

@@ -1,1 +1,0 @@
-../../vm/lend-devices/lend.sh

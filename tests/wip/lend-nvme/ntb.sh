@@ -1,1 +1,0 @@
-../../vm/ntb-clients/ntb.sh
