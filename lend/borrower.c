@@ -80,6 +80,33 @@ static void smartio_borrower_send_return(u16 lender, u32 fdid)
 			 NULL, 0, &len, SMARTIO_LEND_TIMEOUT);
 }
 
+/*
+ * Is the device there to borrow? The lender decides again when asked, but
+ * a clear reason comes cheaper before anything is set up here.
+ */
+static int smartio_borrower_check(u32 fdid, struct netlink_ext_ack *extack)
+{
+	struct smartio_device_info info = {};
+	int ret;
+
+	ret = smartio_devices_get(fdid, &info, extack);
+	if (ret)
+		return ret;
+	switch (info.state) {
+	case SMARTIO_DEVICE_STATE_AVAILABLE:
+		return 0;
+	case SMARTIO_DEVICE_STATE_UNAVAILABLE:
+		NL_SET_ERR_MSG(extack, "the device is not available for lending");
+		return -EACCES;
+	default:
+		if (info.local_name[0])
+			NL_SET_ERR_MSG(extack, "this node borrows the device already");
+		else
+			NL_SET_ERR_MSG(extack, "the device is borrowed already");
+		return -EBUSY;
+	}
+}
+
 /* Asks the lender for the device; sets @sh up from its answer. */
 static int smartio_borrower_request(struct smartio_shadow *sh,
 				    struct smartio_borrow_resp *resp,
@@ -124,12 +151,18 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 	sh->lender = smartio_fdid_node(fdid);
 	sh->dma_size = smartio_ram_end();
 
+	/* Without the lock: the listing names what this node borrows. */
+	ret = smartio_borrower_check(fdid, extack);
+	if (ret)
+		goto out_free;
+
 	mutex_lock(&smartio_borrower_lock);
 	if (smartio_shadow_find(fdid)) {
 		NL_SET_ERR_MSG(extack, "this node borrows the device already");
 		ret = -EBUSY;
 		goto out_unlock;
 	}
+
 	ntb = smartio_node_dma_device(sh->lender);
 	if (!ntb) {
 		NL_SET_ERR_MSG(extack, "the device's lender is not reachable");
@@ -225,6 +258,18 @@ void smartio_borrower_local_name(u32 fdid, struct smartio_device_info *info)
 	mutex_unlock(&smartio_borrower_lock);
 }
 
+/*
+ * Removes @sh as a surprise removal (@why: its lender took it back, or
+ * left). Called with smartio_borrower_lock held.
+ */
+static void smartio_borrower_lose(struct smartio_shadow *sh, const char *why)
+{
+	pci_err(sh->pdev, "fdid %x lost: %s\n", sh->fdid, why);
+	WRITE_ONCE(sh->lost, true);
+	sh->pdev->error_state = pci_channel_io_perm_failure;
+	smartio_borrower_remove(sh);
+}
+
 /**
  * smartio_borrower_node_left() - Lose what a node that left lent us.
  * @node_id: The node.
@@ -236,27 +281,82 @@ void smartio_borrower_local_name(u32 fdid, struct smartio_device_info *info)
 void smartio_borrower_node_left(u16 node_id)
 {
 	struct smartio_shadow *sh, *next;
+	char why[32];
 
+	snprintf(why, sizeof(why), "its lender, node %u, left", node_id);
 	mutex_lock(&smartio_borrower_lock);
-	list_for_each_entry_safe(sh, next, &smartio_shadows, list) {
-		if (sh->lender != node_id)
-			continue;
-		pci_err(sh->pdev, "fdid %x lost: its lender, node %u, left\n",
-			sh->fdid, node_id);
-		WRITE_ONCE(sh->lost, true);
-		sh->pdev->error_state = pci_channel_io_perm_failure;
-		smartio_borrower_remove(sh);
-	}
+	list_for_each_entry_safe(sh, next, &smartio_shadows, list)
+		if (sh->lender == node_id)
+			smartio_borrower_lose(sh, why);
 	mutex_unlock(&smartio_borrower_lock);
 }
 
 /**
+ * struct smartio_reclaimed - A device its lender took back, to be removed.
+ * @work: Queued on smartio_lend_wq.
+ * @lender: The lender.
+ * @fdid: The device.
+ */
+struct smartio_reclaimed {
+	struct work_struct work;
+	u16 lender;
+	u32 fdid;
+};
+
+static void smartio_borrower_reclaimed_work(struct work_struct *work)
+{
+	struct smartio_reclaimed *r = container_of(work,
+						   struct smartio_reclaimed,
+						   work);
+	struct smartio_shadow *sh;
+
+	mutex_lock(&smartio_borrower_lock);
+	sh = smartio_shadow_find(r->fdid);
+	if (sh && sh->lender == r->lender)
+		smartio_borrower_lose(sh, "its lender reclaimed it");
+	mutex_unlock(&smartio_borrower_lock);
+	kfree(r);
+}
+
+/*
+ * Messaging handler (event): a lender took a device back. Removing the
+ * shadow unbinds its driver, which may wait for anything: not here.
+ */
+static int smartio_borrower_reclaimed_handler(u16 node_id,
+					      const struct smartio_msg *req,
+					      void *resp, u32 *resp_len)
+{
+	const struct smartio_return_req *ev = req->payload;
+	struct smartio_reclaimed *r;
+
+	if (req->len != sizeof(*ev))
+		return -EINVAL;
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	INIT_WORK(&r->work, smartio_borrower_reclaimed_work);
+	r->lender = node_id;
+	r->fdid = le32_to_cpu(ev->fdid);
+	queue_work(smartio_lend_wq, &r->work);
+	return 0;
+}
+
+int smartio_borrower_init(void)
+{
+	return smartio_msg_handler_register(SMARTIO_MSG_OP_RECLAIMED,
+					    smartio_borrower_reclaimed_handler);
+}
+
+/**
  * smartio_borrower_exit() - Return everything borrowed.
+ *
+ * Works already queued find nothing left to remove.
  */
 void smartio_borrower_exit(void)
 {
 	struct smartio_shadow *sh, *next;
 
+	smartio_msg_handler_unregister(SMARTIO_MSG_OP_RECLAIMED);
 	mutex_lock(&smartio_borrower_lock);
 	list_for_each_entry_safe(sh, next, &smartio_shadows, list)
 		smartio_borrower_remove(sh);

@@ -73,7 +73,7 @@ struct smartio_borrow_resp {
 	u8 config[SMARTIO_BORROW_CONFIG_SIZE];
 };
 
-/* SMARTIO_MSG_OP_RETURN request. */
+/* SMARTIO_MSG_OP_RETURN request and SMARTIO_MSG_OP_RECLAIMED event. */
 struct smartio_return_req {
 	__le32 fdid;
 };
@@ -154,12 +154,16 @@ int smartio_shadow_create(struct smartio_shadow *sh,
 			  const struct smartio_borrow_resp *resp);
 void smartio_shadow_destroy(struct smartio_shadow *sh);
 
+/* main.c: ordered, for what must not run in a message handler. */
+extern struct workqueue_struct *smartio_lend_wq;
+
 /* borrower.c */
 int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 			    struct netlink_ext_ack *extack);
 int smartio_borrower_give_back(u32 fdid, struct netlink_ext_ack *extack);
 void smartio_borrower_local_name(u32 fdid, struct smartio_device_info *info);
 void smartio_borrower_node_left(u16 node_id);
+int smartio_borrower_init(void);
 void smartio_borrower_exit(void);
 
 /* lender.c */
@@ -171,6 +175,7 @@ int smartio_lender_remove(u32 fdid, struct netlink_ext_ack *extack);
 int smartio_lender_available(u32 fdid, bool force,
 			     struct netlink_ext_ack *extack);
 int smartio_lender_unavailable(u32 fdid, struct netlink_ext_ack *extack);
+int smartio_lender_reclaim(u32 fdid, struct netlink_ext_ack *extack);
 int smartio_lender_next(u16 index, struct smartio_device_info *info);
 void smartio_lender_node_left(u16 node_id);
 

@@ -602,6 +602,33 @@ static int smartio_lender_config_handler(u16 node_id,
 	return 0;
 }
 
+int smartio_lender_reclaim(u32 fdid, struct netlink_ext_ack *extack)
+{
+	struct smartio_return_req ev = { .fdid = cpu_to_le32(fdid) };
+	struct smartio_lent *lent;
+	u16 borrower;
+	int ret = 0;
+
+	mutex_lock(&smartio_lender_lock);
+	lent = smartio_lent_find(fdid, &ret, extack);
+	if (!lent)
+		goto unlock;
+	if (lent->state != SMARTIO_DEVICE_STATE_BORROWED) {
+		NL_SET_ERR_MSG(extack, "the device is not borrowed");
+		ret = -EALREADY;
+		goto unlock;
+	}
+	borrower = lent->borrower;
+	/* Windows first: from here on the borrower reads all-ones. */
+	smartio_lent_teardown(lent);
+	smartio_msg_post(borrower, SMARTIO_MSG_OP_RECLAIMED, &ev, sizeof(ev));
+	pci_info(lent->pdev, "fdid %x reclaimed from node %u\n", fdid,
+		 borrower);
+unlock:
+	mutex_unlock(&smartio_lender_lock);
+	return ret;
+}
+
 /**
  * smartio_lender_node_left() - Take back what a node that left borrowed.
  * @node_id: The node.

@@ -27,13 +27,7 @@ struct smartio_node_left {
 };
 
 /* Ordered: losses are handled one at a time, in the order they happened. */
-static struct workqueue_struct *smartio_lend_wq;
-
-static int smartio_lend_reclaim(u32 fdid, struct netlink_ext_ack *extack)
-{
-	NL_SET_ERR_MSG(extack, "reclaiming is not implemented yet");
-	return -EOPNOTSUPP;
-}
+struct workqueue_struct *smartio_lend_wq;
 
 /* A node left: what it lent us is lost, what it borrowed comes back. */
 static void smartio_lend_node_left_work(struct work_struct *work)
@@ -80,7 +74,7 @@ static const struct smartio_lend_ops smartio_lend_ops = {
 	.next		= smartio_devices_next,
 	.borrow		= smartio_borrower_borrow,
 	.give_back	= smartio_borrower_give_back,
-	.reclaim	= smartio_lend_reclaim,
+	.reclaim	= smartio_lender_reclaim,
 };
 
 static int __init smartio_lend_init(void)
@@ -99,6 +93,9 @@ static int __init smartio_lend_init(void)
 	ret = smartio_devices_init();
 	if (ret)
 		goto err_lender;
+	ret = smartio_borrower_init();
+	if (ret)
+		goto err_devices;
 	smartio_node_notifier_register(&smartio_lend_node_nb);
 	ret = smartio_lend_register(&smartio_lend_ops);
 	if (ret)
@@ -107,6 +104,8 @@ static int __init smartio_lend_init(void)
 
 err_notifier:
 	smartio_node_notifier_unregister(&smartio_lend_node_nb);
+	smartio_borrower_exit();
+err_devices:
 	smartio_devices_exit();
 err_lender:
 	smartio_lender_exit();
@@ -121,8 +120,8 @@ static void __exit smartio_lend_exit(void)
 {
 	smartio_lend_unregister();
 	smartio_node_notifier_unregister(&smartio_lend_node_nb);
-	destroy_workqueue(smartio_lend_wq);
 	smartio_borrower_exit();
+	destroy_workqueue(smartio_lend_wq);
 	smartio_devices_exit();
 	smartio_lender_exit();
 	smartio_shadow_exit();

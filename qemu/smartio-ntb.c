@@ -756,6 +756,34 @@ static bool sntb_read_full(int fd, void *buf, size_t len)
 }
 
 /* Handle one message, with the BQL (except READ_REPLY). */
+/*
+ * Performs an inbound access, in the inbound thread with the BQL held. A
+ * device busy in an access of its own refuses it (QEMU's re-entrancy
+ * guard, engaged by a bottom half that waits on the cable with the BQL
+ * released, as a DMA through an aperture does): wait for it, as a PCIe
+ * completer stalls a request, bounded like a read.
+ */
+static MemTxResult sntb_inbound_dma(SmartioNTBState *s, dma_addr_t da,
+                                    void *buf, uint32_t len,
+                                    DMADirection dir)
+{
+    int64_t deadline = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
+                       SNTB_READ_TIMEOUT_MS;
+    MemTxResult r;
+
+    for (;;) {
+        r = pci_dma_rw(PCI_DEVICE(s), da, buf, len, dir,
+                       MEMTXATTRS_UNSPECIFIED);
+        if (r != MEMTX_ACCESS_ERROR ||
+            qemu_clock_get_ms(QEMU_CLOCK_REALTIME) >= deadline) {
+            return r;
+        }
+        qemu_mutex_unlock_iothread();
+        g_usleep(100);
+        qemu_mutex_lock_iothread();
+    }
+}
+
 static void sntb_handle(SmartioNTBState *s, SntbMsgHdr *h, uint8_t *payload)
 {
     dma_addr_t da;
@@ -804,7 +832,7 @@ static void sntb_handle(SmartioNTBState *s, SntbMsgHdr *h, uint8_t *payload)
                           h->len);
             break;
         }
-        pci_dma_write(PCI_DEVICE(s), da, payload, len);
+        sntb_inbound_dma(s, da, payload, len, DMA_DIRECTION_FROM_DEVICE);
         break;
     case SNTB_MSG_MEM_READ: {
         uint32_t want = MIN(h->value, SNTB_MSG_MAX_PAYLOAD);
@@ -814,7 +842,8 @@ static void sntb_handle(SmartioNTBState *s, SntbMsgHdr *h, uint8_t *payload)
         len = want;
         if (s->link_up && sntb_inbound_addr(s, h->addr, &len, &da) &&
             len == want) {
-            err = pci_dma_read(PCI_DEVICE(s), da, buf, len) != MEMTX_OK;
+            err = sntb_inbound_dma(s, da, buf, len,
+                                   DMA_DIRECTION_TO_DEVICE) != MEMTX_OK;
         } else if (s->link_up) {
             qemu_log_mask(LOG_GUEST_ERROR, "%s: port %u: inbound read of "
                           "0x%" PRIx64 " (%u bytes) outside any open window\n",

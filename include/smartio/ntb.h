@@ -27,6 +27,7 @@ enum smartio_msg_op {
 	SMARTIO_MSG_OP_BORROW,		/* borrow a device: windows, config */
 	SMARTIO_MSG_OP_RETURN,		/* give a borrowed device back */
 	SMARTIO_MSG_OP_CONFIG_WRITE,	/* event: a borrower's config write */
+	SMARTIO_MSG_OP_RECLAIMED,	/* event: the lender took a device back */
 	SMARTIO_MSG_OP_MAX = 64,	/* first code not available */
 };
 

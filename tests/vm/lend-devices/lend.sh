@@ -30,6 +30,11 @@ driver_of() {
 	fi
 }
 
+# not_present BDF: no PCI function BDF.
+not_present() {
+	[ ! -e "/sys/bus/pci/devices/$1" ]
+}
+
 # nvme_sum DEV: checksum of the first 64 MiB of an NVMe namespace.
 nvme_sum() {
 	dd if="$1" bs=1M count=64 iflag=direct 2>/dev/null | md5sum

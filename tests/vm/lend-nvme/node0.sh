@@ -4,7 +4,8 @@
 # Node 1 borrows node 2's NVMe: the stock nvme driver binds to the shadow
 # device and a block device appears; 64 MiB of random data go to it and
 # read back the same; the device is returned and its block device goes.
-# Node 2 then reads the same data through its own driver.
+# Node 2 then reads the same data through its own driver. Bad input gets
+# one clear message each.
 set -eu
 . ./lend.sh
 
@@ -12,6 +13,14 @@ borrower_ntb_identity
 load_lend
 wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
 wait_until 30 test -b /dev/nvme0n1 || fail "no local NVMe block device"
+
+# Bad input: one clear message each, nothing borrowed.
+expect_error ENOENT smartioctl borrow 20005
+expect_error EHOSTUNREACH smartioctl borrow 70000
+expect_error ENOENT smartioctl return 20000
+vmctl barrier added
+expect_error EACCES smartioctl borrow 20000
+vmctl barrier tried
 vmctl barrier available
 
 line=$(smartioctl borrow 20000) || fail "borrow 20000 failed"
@@ -20,6 +29,7 @@ shadow=${line##* as }
 echo "$line" | grep -q " node 2 borrowed by 1 as $shadow\$" ||
 	fail "borrow: $line"
 [ "$(driver_of "$shadow")" = nvme ] || fail "nvme did not bind to $shadow"
+expect_error EBUSY smartioctl borrow 20000
 wait_until 30 test -b /dev/nvme1n1 || fail "no block device for the borrowed NVMe"
 smartioctl device list | grep -x "20000: .* node 2 borrowed by 1 as $shadow" ||
 	fail "not listed borrowed"
@@ -37,10 +47,11 @@ echo "node$NODE: 64 MiB read in $(($(date +%s) - start)) s"
 grep -q 'smartio-MSI' /proc/interrupts || fail "no interrupt through the shadow's MSI domain"
 
 smartioctl return 20000 || fail "return 20000 failed"
-[ ! -e "/sys/bus/pci/devices/$shadow" ] || fail "shadow device still there"
+not_present "$shadow" || fail "shadow device still there"
 [ ! -e /dev/nvme1n1 ] || fail "block device still there"
 expect_error ENOENT smartioctl return 20000
 vmctl put sum "$sum"
 vmctl barrier returned
 vmctl barrier checked
+vmctl barrier finished
 rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio

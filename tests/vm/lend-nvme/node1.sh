@@ -10,6 +10,8 @@ load_lend
 wait_until 30 joined 1 || { show_adapters; fail "node 1 never joined"; }
 bdf=$(nvme_bdf)
 smartioctl device add "$bdf"
+vmctl barrier added
+vmctl barrier tried
 smartioctl device available 20000
 vmctl barrier available
 vmctl barrier returned
@@ -22,5 +24,6 @@ mine=$(nvme_sum /dev/nvme0n1)
 echo "node$NODE: node 1 wrote sum $sum, the NVMe holds $mine"
 [ "$mine" = "$sum" ] || fail "the NVMe does not hold what node 1 wrote"
 vmctl barrier checked
+vmctl barrier finished
 smartioctl device remove 20000
 rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio

@@ -1,0 +1,20 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Node 2 lends its NVMe to node 1 until its VM is killed; then boots again
+# and lends nothing.
+set -eu
+. ./lend.sh
+
+load_lend
+wait_until 60 joined 1 || { show_adapters; fail "node 1 never joined"; }
+if [ "$BOOT" = 1 ]; then
+	smartioctl device add "$(nvme_bdf)"
+	smartioctl device available 20000
+	vmctl barrier available
+	sleep 100000	# until node 1 kills this VM
+	exit 1
+fi
+vmctl barrier rebooted
+vmctl barrier finished
+rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
