@@ -210,15 +210,15 @@ out_free:
  * Removes @sh, which its bus frees once its device is released. Called
  * with smartio_borrower_lock held.
  */
-static void smartio_borrower_remove(struct smartio_shadow *sh)
+static void smartio_borrower_remove(struct smartio_shadow *sh,
+				    bool tell_lender)
 {
-	bool lost = READ_ONCE(sh->lost);
 	u16 lender = sh->lender;
 	u32 fdid = sh->fdid;
 
 	list_del(&sh->list);
 	smartio_shadow_destroy(sh);	/* may free @sh */
-	if (!lost)
+	if (tell_lender)
 		smartio_borrower_send_return(lender, fdid);
 }
 
@@ -232,7 +232,7 @@ int smartio_borrower_give_back(u32 fdid, struct netlink_ext_ack *extack)
 	if (sh) {
 		pci_info(sh->pdev, "returning fdid %x to node %u\n", fdid,
 			 sh->lender);
-		smartio_borrower_remove(sh);
+		smartio_borrower_remove(sh, true);
 	} else {
 		NL_SET_ERR_MSG(extack, "this node has not borrowed the device");
 		ret = -ENOENT;
@@ -260,14 +260,16 @@ void smartio_borrower_local_name(u32 fdid, struct smartio_device_info *info)
 
 /*
  * Removes @sh as a surprise removal (@why: its lender took it back, or
- * left). Called with smartio_borrower_lock held.
+ * left), and tells the lender it is gone if it is still there to hear it.
+ * Called with smartio_borrower_lock held.
  */
-static void smartio_borrower_lose(struct smartio_shadow *sh, const char *why)
+static void smartio_borrower_lose(struct smartio_shadow *sh, const char *why,
+				  bool tell_lender)
 {
 	pci_err(sh->pdev, "fdid %x lost: %s\n", sh->fdid, why);
 	WRITE_ONCE(sh->lost, true);
 	sh->pdev->error_state = pci_channel_io_perm_failure;
-	smartio_borrower_remove(sh);
+	smartio_borrower_remove(sh, tell_lender);
 }
 
 /**
@@ -287,7 +289,7 @@ void smartio_borrower_node_left(u16 node_id)
 	mutex_lock(&smartio_borrower_lock);
 	list_for_each_entry_safe(sh, next, &smartio_shadows, list)
 		if (sh->lender == node_id)
-			smartio_borrower_lose(sh, why);
+			smartio_borrower_lose(sh, why, false);
 	mutex_unlock(&smartio_borrower_lock);
 }
 
@@ -313,7 +315,7 @@ static void smartio_borrower_reclaimed_work(struct work_struct *work)
 	mutex_lock(&smartio_borrower_lock);
 	sh = smartio_shadow_find(r->fdid);
 	if (sh && sh->lender == r->lender)
-		smartio_borrower_lose(sh, "its lender reclaimed it");
+		smartio_borrower_lose(sh, "its lender reclaimed it", true);
 	mutex_unlock(&smartio_borrower_lock);
 	kfree(r);
 }
@@ -359,6 +361,6 @@ void smartio_borrower_exit(void)
 	smartio_msg_handler_unregister(SMARTIO_MSG_OP_RECLAIMED);
 	mutex_lock(&smartio_borrower_lock);
 	list_for_each_entry_safe(sh, next, &smartio_shadows, list)
-		smartio_borrower_remove(sh);
+		smartio_borrower_remove(sh, true);
 	mutex_unlock(&smartio_borrower_lock);
 }

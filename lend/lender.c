@@ -18,6 +18,7 @@
 #include <linux/netlink.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 #include <asm/unaligned.h>
 
 #include "smartio/fdid.h"
@@ -67,6 +68,19 @@ struct smartio_lent {
 
 /* Protects the list and every device's state. */
 static DEFINE_MUTEX(smartio_lender_lock);
+/* Woken when a device being reclaimed comes back. */
+static DECLARE_WAIT_QUEUE_HEAD(smartio_lender_returned);
+
+/* How long a reclaim waits for the borrower to let go before forcing it. */
+#define SMARTIO_RECLAIM_TIMEOUT	(10 * HZ)
+
+/* Is @lent lent to @node (borrowed, or being reclaimed from it)? */
+static bool smartio_lent_held_by(const struct smartio_lent *lent, u16 node)
+{
+	return (lent->state == SMARTIO_DEVICE_STATE_BORROWED ||
+		lent->state == SMARTIO_DEVICE_STATE_RETURNING) &&
+	       lent->borrower == node;
+}
 static LIST_HEAD(smartio_lent_devices);
 static DEFINE_IDA(smartio_lent_ida);
 
@@ -545,12 +559,12 @@ static int smartio_lender_return_handler(u16 node_id,
 		return -EINVAL;
 	mutex_lock(&smartio_lender_lock);
 	lent = smartio_lent_find(le32_to_cpu(r->fdid), &ret, NULL);
-	if (lent && (lent->state != SMARTIO_DEVICE_STATE_BORROWED ||
-		     lent->borrower != node_id))
+	if (lent && !smartio_lent_held_by(lent, node_id))
 		ret = -EPERM;
 	if (!ret) {
 		smartio_lent_teardown(lent);
 		pci_info(lent->pdev, "returned by node %u\n", node_id);
+		wake_up_all(&smartio_lender_returned);
 	}
 	mutex_unlock(&smartio_lender_lock);
 	return ret;
@@ -602,6 +616,24 @@ static int smartio_lender_config_handler(u16 node_id,
 	return 0;
 }
 
+/* Is @lent back from being reclaimed? */
+static bool smartio_lent_back(struct smartio_lent *lent)
+{
+	bool back;
+
+	mutex_lock(&smartio_lender_lock);
+	back = lent->state != SMARTIO_DEVICE_STATE_RETURNING;
+	mutex_unlock(&smartio_lender_lock);
+	return back;
+}
+
+/*
+ * Takes a device back from a live borrower: the function stops (no more
+ * DMA), the borrower is told and removes its shadow as a surprise removal,
+ * then returns the device; the windows close when it has, so that none of
+ * its accesses in flight meets a closed window. A borrower that does not
+ * answer within SMARTIO_RECLAIM_TIMEOUT has them closed anyway.
+ */
 int smartio_lender_reclaim(u32 fdid, struct netlink_ext_ack *extack)
 {
 	struct smartio_return_req ev = { .fdid = cpu_to_le32(fdid) };
@@ -619,11 +651,27 @@ int smartio_lender_reclaim(u32 fdid, struct netlink_ext_ack *extack)
 		goto unlock;
 	}
 	borrower = lent->borrower;
-	/* Windows first: from here on the borrower reads all-ones. */
-	smartio_lent_teardown(lent);
+	lent->state = SMARTIO_DEVICE_STATE_RETURNING;
+	pci_clear_master(lent->pdev);
 	smartio_msg_post(borrower, SMARTIO_MSG_OP_RECLAIMED, &ev, sizeof(ev));
-	pci_info(lent->pdev, "fdid %x reclaimed from node %u\n", fdid,
+	pci_info(lent->pdev, "fdid %x: reclaiming from node %u\n", fdid,
 		 borrower);
+	mutex_unlock(&smartio_lender_lock);
+
+	/* The device cannot go meanwhile: only an unavailable one is removed. */
+	if (!wait_event_timeout(smartio_lender_returned,
+				smartio_lent_back(lent),
+				SMARTIO_RECLAIM_TIMEOUT)) {
+		mutex_lock(&smartio_lender_lock);
+		if (lent->state == SMARTIO_DEVICE_STATE_RETURNING) {
+			pci_warn(lent->pdev, "node %u did not let go of fdid %x: taken back\n",
+				 borrower, fdid);
+			smartio_lent_teardown(lent);
+		}
+		goto unlock;
+	}
+	return 0;
+
 unlock:
 	mutex_unlock(&smartio_lender_lock);
 	return ret;
@@ -639,14 +687,14 @@ void smartio_lender_node_left(u16 node_id)
 
 	mutex_lock(&smartio_lender_lock);
 	list_for_each_entry(lent, &smartio_lent_devices, list) {
-		if (lent->state != SMARTIO_DEVICE_STATE_BORROWED ||
-		    lent->borrower != node_id)
+		if (!smartio_lent_held_by(lent, node_id))
 			continue;
 		pci_info(lent->pdev, "borrower node %u left: taken back\n",
 			 node_id);
 		smartio_lent_teardown(lent);
 	}
 	mutex_unlock(&smartio_lender_lock);
+	wake_up_all(&smartio_lender_returned);
 }
 
 /**
@@ -719,7 +767,8 @@ void smartio_lender_exit(void)
 	mutex_lock(&smartio_lender_lock);
 	list_for_each_entry_safe(lent, next, &smartio_lent_devices, list) {
 		pdev = lent->pdev;
-		if (lent->state == SMARTIO_DEVICE_STATE_BORROWED)
+		if (lent->state == SMARTIO_DEVICE_STATE_BORROWED ||
+		    lent->state == SMARTIO_DEVICE_STATE_RETURNING)
 			smartio_lent_teardown(lent);
 		if (lent->state != SMARTIO_DEVICE_STATE_UNAVAILABLE) {
 			driver_set_override(&pdev->dev, &pdev->driver_override,

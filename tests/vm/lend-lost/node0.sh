@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Node 1 borrows node 2's NVMe and reads it in a loop; node 2's VM is
-# killed. The borrower logs the loss, the reads end with an I/O error
+# Node 2 reclaims the NVMe node 1 borrowed: node 1 removes its shadow as a
+# surprise removal and gives it back before node 2's windows close. Node 1
+# borrows it again and reads it in a loop; node 2's VM is killed. The borrower logs the loss, the reads end with an I/O error
 # within 30 s, the shadow device is gone, nothing oopses (the runner
 # checks), and borrowing the dead device fails with one clear message;
 # once node 2 is back without lending it, the device is unknown.
@@ -17,6 +18,16 @@ vmctl barrier available
 line=$(smartioctl borrow 20000) || fail "borrow 20000 failed"
 shadow=${line##* as }
 wait_until 30 test -b /dev/nvme1n1 || fail "no block device for the borrowed NVMe"
+vmctl barrier borrowed
+vmctl barrier reclaimed
+not_present "$shadow" || fail "shadow device $shadow still there after reclaim"
+dmesg | grep -q "fdid 20000 lost: its lender reclaimed it" || fail "reclaim not logged"
+smartioctl device list | grep -q "^20000: .* available$" ||
+	fail "not available after reclaim"
+
+line=$(smartioctl borrow 20000) || fail "borrow 20000 after reclaim failed"
+shadow=${line##* as }
+wait_until 30 test -b /dev/nvme1n1 || fail "no block device after borrowing again"
 
 # Reads until one fails; the exit status of the failing dd is kept.
 (

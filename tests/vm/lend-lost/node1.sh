@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Node 2 lends its NVMe to node 1 until its VM is killed; then boots again
-# and lends nothing.
+# Node 2 lends its NVMe to node 1, reclaims it, lends it again until its
+# VM is killed; then boots again and lends nothing.
 set -eu
 . ./lend.sh
 
@@ -12,6 +12,13 @@ if [ "$BOOT" = 1 ]; then
 	smartioctl device add "$(nvme_bdf)"
 	smartioctl device available 20000
 	vmctl barrier available
+	vmctl barrier borrowed
+	smartioctl device reclaim 20000
+	dmesg | grep -q "returned by node 1" || fail "node 1 did not give it back"
+	smartioctl device list | grep -q "^20000: .* available$" ||
+		fail "not available after reclaim"
+	expect_error EALREADY smartioctl device reclaim 20000
+	vmctl barrier reclaimed
 	sleep 100000	# until node 1 kills this VM
 	exit 1
 fi
