@@ -141,38 +141,63 @@ static u32 smartio_nl_fdid(struct genl_info *info)
 	return nla_get_u32(info->attrs[SMARTIO_A_DEVICE_FDID]);
 }
 
-/* The commands that name a device and answer with it. */
-static int smartio_nl_device_answer(struct genl_info *info,
-				    int (*op)(const struct smartio_lend_ops *ops,
-					      u32 fdid,
-					      struct smartio_device_info *d,
-					      struct netlink_ext_ack *extack))
+/*
+ * The commands that name a device by fdid: each calls its op; get and
+ * borrow answer with the device, the others with their status only.
+ */
+static int smartio_nl_device_cmd(struct genl_info *info)
 {
+	struct nlattr **attrs = info->attrs;
+	struct netlink_ext_ack *extack = info->extack;
 	const struct smartio_lend_ops *ops;
 	struct smartio_device_info d = {};
+	u8 cmd = info->genlhdr->cmd;
 	u32 fdid = smartio_nl_fdid(info);
 	int ret;
 
 	if (!fdid)
 		return -EINVAL;
-	ops = smartio_lend_get(info->extack);
+	ops = smartio_lend_get(extack);
 	if (!ops)
 		return -EOPNOTSUPP;
-	ret = op(ops, fdid, &d, info->extack);
+	switch (cmd) {
+	case SMARTIO_CMD_DEVICE_GET:
+		ret = ops->get(fdid, &d, extack);
+		break;
+	case SMARTIO_CMD_DEVICE_BORROW:
+		ret = ops->borrow(fdid, &d, extack);
+		break;
+	case SMARTIO_CMD_DEVICE_REMOVE:
+		ret = ops->remove(fdid, extack);
+		break;
+	case SMARTIO_CMD_DEVICE_AVAILABLE:
+		ret = ops->available(fdid,
+				     nla_get_flag(attrs[SMARTIO_A_DEVICE_FORCE]),
+				     extack);
+		break;
+	case SMARTIO_CMD_DEVICE_UNAVAILABLE:
+		ret = ops->unavailable(fdid, extack);
+		break;
+	case SMARTIO_CMD_DEVICE_RETURN:
+		ret = ops->give_back(fdid, extack);
+		break;
+	case SMARTIO_CMD_DEVICE_RECLAIM:
+		ret = ops->reclaim(fdid, extack);
+		break;
+	default:
+		ret = -EOPNOTSUPP;
+		break;
+	}
 	smartio_lend_put();
-	return ret ?: smartio_nl_reply_device(info, &d);
-}
-
-static int smartio_nl_get(const struct smartio_lend_ops *ops, u32 fdid,
-			  struct smartio_device_info *d,
-			  struct netlink_ext_ack *extack)
-{
-	return ops->get(fdid, d, extack);
+	if (ret || (cmd != SMARTIO_CMD_DEVICE_GET &&
+		    cmd != SMARTIO_CMD_DEVICE_BORROW))
+		return ret;
+	return smartio_nl_reply_device(info, &d);
 }
 
 int smartio_nl_device_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return smartio_nl_device_answer(info, smartio_nl_get);
+	return smartio_nl_device_cmd(info);
 }
 
 /* cb->args[0]: the cursor, the lowest fdid not dumped yet. */
@@ -231,92 +256,34 @@ int smartio_nl_device_add_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret ?: smartio_nl_reply_device(info, &d);
 }
 
-/* The commands that name a device and answer nothing but their status. */
-static int smartio_nl_device_do(struct genl_info *info,
-				int (*op)(const struct smartio_lend_ops *ops,
-					  u32 fdid, struct genl_info *info))
-{
-	const struct smartio_lend_ops *ops;
-	u32 fdid = smartio_nl_fdid(info);
-	int ret;
-
-	if (!fdid)
-		return -EINVAL;
-	ops = smartio_lend_get(info->extack);
-	if (!ops)
-		return -EOPNOTSUPP;
-	ret = op(ops, fdid, info);
-	smartio_lend_put();
-	return ret;
-}
-
-static int smartio_nl_remove(const struct smartio_lend_ops *ops, u32 fdid,
-			     struct genl_info *info)
-{
-	return ops->remove(fdid, info->extack);
-}
-
 int smartio_nl_device_remove_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return smartio_nl_device_do(info, smartio_nl_remove);
-}
-
-static int smartio_nl_available(const struct smartio_lend_ops *ops, u32 fdid,
-				struct genl_info *info)
-{
-	return ops->available(fdid,
-			      nla_get_flag(info->attrs[SMARTIO_A_DEVICE_FORCE]),
-			      info->extack);
+	return smartio_nl_device_cmd(info);
 }
 
 int smartio_nl_device_available_doit(struct sk_buff *skb,
 				     struct genl_info *info)
 {
-	return smartio_nl_device_do(info, smartio_nl_available);
-}
-
-static int smartio_nl_unavailable(const struct smartio_lend_ops *ops, u32 fdid,
-				  struct genl_info *info)
-{
-	return ops->unavailable(fdid, info->extack);
+	return smartio_nl_device_cmd(info);
 }
 
 int smartio_nl_device_unavailable_doit(struct sk_buff *skb,
 				       struct genl_info *info)
 {
-	return smartio_nl_device_do(info, smartio_nl_unavailable);
-}
-
-static int smartio_nl_give_back(const struct smartio_lend_ops *ops, u32 fdid,
-				struct genl_info *info)
-{
-	return ops->give_back(fdid, info->extack);
+	return smartio_nl_device_cmd(info);
 }
 
 int smartio_nl_device_return_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return smartio_nl_device_do(info, smartio_nl_give_back);
-}
-
-static int smartio_nl_reclaim(const struct smartio_lend_ops *ops, u32 fdid,
-			      struct genl_info *info)
-{
-	return ops->reclaim(fdid, info->extack);
+	return smartio_nl_device_cmd(info);
 }
 
 int smartio_nl_device_reclaim_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return smartio_nl_device_do(info, smartio_nl_reclaim);
-}
-
-static int smartio_nl_borrow(const struct smartio_lend_ops *ops, u32 fdid,
-			     struct smartio_device_info *d,
-			     struct netlink_ext_ack *extack)
-{
-	return ops->borrow(fdid, d, extack);
+	return smartio_nl_device_cmd(info);
 }
 
 int smartio_nl_device_borrow_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return smartio_nl_device_answer(info, smartio_nl_borrow);
+	return smartio_nl_device_cmd(info);
 }
