@@ -77,6 +77,14 @@ enum {
 #define SNTB_COALESCE_MAX       256
 #define SNTB_COALESCE_PAGE      (4 * KiB)
 
+/*
+ * MEM_READ value: the length, and a flag allowing the peer to answer with
+ * more, to the end of the (4 KiB) page, when the target is RAM.
+ */
+#define SNTB_READ_LEN_MASK      0x00ffffffu
+#define SNTB_READ_AHEAD         (1u << 31)
+#define SNTB_READ_AHEAD_PAGE    (4 * KiB)
+
 /* LINK_STATUS while up: a nominal gen 3 x4 */
 #define SNTB_LINK_STATUS_UP_VAL (SNTB_LINK_STATUS_UP | (3 << 8) | (4 << 16))
 
@@ -113,9 +121,28 @@ typedef struct SntbWaiter {
     uint32_t tag;
     uint32_t len;
     uint8_t *buf;
+    uint8_t *ahead;             /* room for a longer answer, or NULL */
+    uint32_t got;               /* bytes answered */
     bool done;
     bool ok;
 } SntbWaiter;
+
+/*
+ * What a read of the peer's RAM brought beyond what was asked: QEMU splits
+ * a device's DMA through an aperture into 8-byte accesses, and one round
+ * trip each would make a 4 KiB transfer take 512. Only the continuation of
+ * the read that filled it hits, and anything from the peer (which is how a
+ * peer that changed its memory tells us, a doorbell or register write
+ * after the data) or any write of ours empties it: then it holds no more
+ * than one large read by the peer would have returned.
+ */
+typedef struct SntbReadAhead {
+    uint64_t addr;              /* wire address of data[0] */
+    uint32_t len;
+    uint64_t next;              /* where the continuation starts */
+    uint32_t epoch;             /* bumped by anything that empties it */
+    uint8_t data[SNTB_READ_AHEAD_PAGE];
+} SntbReadAhead;
 
 /*
  * One of the two apertures (BAR 2, direct windows; BAR 4, the LUT): both
@@ -176,6 +203,7 @@ struct SmartioNTBState {
     size_t sendq_bytes;
     QTAILQ_HEAD(, SntbWaiter) waiters;
     uint32_t next_tag;
+    SntbReadAhead ra;
 
     QSIMPLEQ_HEAD(, SntbInbound) inq; /* received, to be performed */
     QemuCond inq_cond;          /* inq not empty, or stop */
@@ -279,13 +307,15 @@ static void sntb_send(SmartioNTBState *s, uint32_t type, uint64_t addr,
 
 /*
  * Read from the peer: send a tagged request (MEM_READ: value is the length)
- * and wait for its READ_REPLY with the BQL released. Returns false (the
+ * and wait for its READ_REPLY with the BQL released. With @w->ahead set,
+ * the answer may be longer; @w->got says how long. Returns false (the
  * caller answers all-ones) on a dead link, an error reply or a timeout.
  */
-static bool sntb_remote_read(SmartioNTBState *s, uint32_t type, uint64_t addr,
-                             uint32_t value, void *buf, uint32_t len)
+static bool sntb_remote_read_ahead(SmartioNTBState *s, uint32_t type,
+                                   uint64_t addr, uint32_t value,
+                                   SntbWaiter *wp)
 {
-    SntbWaiter w = { .len = len, .buf = buf };
+    SntbWaiter w = *wp;
     bool bql;
     int64_t deadline;
 
@@ -330,7 +360,73 @@ static bool sntb_remote_read(SmartioNTBState *s, uint32_t type, uint64_t addr,
     if (bql) {
         qemu_mutex_lock_iothread();
     }
+    wp->got = w.got;
     return w.done && w.ok;
+}
+
+static bool sntb_remote_read(SmartioNTBState *s, uint32_t type, uint64_t addr,
+                             uint32_t value, void *buf, uint32_t len)
+{
+    SntbWaiter w = { .len = len, .buf = buf };
+
+    return sntb_remote_read_ahead(s, type, addr, value, &w);
+}
+
+/* Empty the read-ahead. Under lock. */
+static void sntb_ra_drop_locked(SmartioNTBState *s)
+{
+    s->ra.len = 0;
+    s->ra.epoch++;
+}
+
+/* Serve a read from the read-ahead if it continues the last one. */
+static bool sntb_ra_hit(SmartioNTBState *s, uint64_t target, void *buf,
+                        unsigned size)
+{
+    SntbReadAhead *ra = &s->ra;
+    bool hit;
+
+    qemu_mutex_lock(&s->lock);
+    hit = ra->len && target == ra->next &&
+          target + size <= ra->addr + ra->len;
+    if (hit) {
+        memcpy(buf, ra->data + (target - ra->addr), size);
+        ra->next = target + size;
+    }
+    qemu_mutex_unlock(&s->lock);
+    return hit;
+}
+
+/*
+ * Read @size bytes at @target, asking for the rest of the page with them.
+ * What comes beyond @size is kept only if nothing emptied the read-ahead
+ * while the request was out: the peer may have read its memory before
+ * changing it and telling us so.
+ */
+static bool sntb_ra_read(SmartioNTBState *s, uint64_t target, void *buf,
+                         unsigned size)
+{
+    g_autofree uint8_t *ahead = g_malloc(SNTB_READ_AHEAD_PAGE);
+    SntbWaiter w = { .len = size, .buf = buf, .ahead = ahead };
+    uint32_t epoch;
+
+    qemu_mutex_lock(&s->lock);
+    epoch = s->ra.epoch;
+    qemu_mutex_unlock(&s->lock);
+    if (!sntb_remote_read_ahead(s, SNTB_MSG_MEM_READ, target,
+                                size | SNTB_READ_AHEAD, &w)) {
+        return false;
+    }
+    qemu_mutex_lock(&s->lock);
+    if (w.got > size && w.got <= SNTB_READ_AHEAD_PAGE &&
+        s->ra.epoch == epoch) {
+        memcpy(s->ra.data, ahead, w.got);
+        s->ra.addr = target;
+        s->ra.len = w.got;
+        s->ra.next = target + size;
+    }
+    qemu_mutex_unlock(&s->lock);
+    return true;
 }
 
 /* Complete every outstanding read with an error. Under lock. */
@@ -657,7 +753,8 @@ static uint64_t sntb_window_read(SmartioNTBState *s, uint64_t target,
 {
     uint64_t val = 0;
 
-    if (!sntb_remote_read(s, SNTB_MSG_MEM_READ, target, size, &val, size)) {
+    if (!sntb_ra_hit(s, target, &val, size) &&
+        !sntb_ra_read(s, target, &val, size)) {
         return ~0ULL;
     }
     return le64_to_cpu(val);
@@ -668,6 +765,9 @@ static void sntb_window_write(SmartioNTBState *s, uint64_t target,
 {
     uint64_t le = cpu_to_le64(val);
 
+    qemu_mutex_lock(&s->lock);
+    sntb_ra_drop_locked(s);
+    qemu_mutex_unlock(&s->lock);
     if (s->link_up) {
         sntb_send(s, SNTB_MSG_MEM_WRITE, target, 0, 0, &le, size);
     }
@@ -784,6 +884,35 @@ static MemTxResult sntb_inbound_dma(SmartioNTBState *s, dma_addr_t da,
     }
 }
 
+/*
+ * How much to answer a read-ahead request for @size bytes at @addr: to the
+ * end of the page if that is RAM behind one translation (the IOMMU's, when
+ * there is one), else @size: a register read has effects, and must happen
+ * once and as asked.
+ */
+static uint32_t sntb_read_ahead_len(SmartioNTBState *s, uint64_t addr,
+                                    uint32_t size)
+{
+    uint32_t want = SNTB_READ_AHEAD_PAGE - addr % SNTB_READ_AHEAD_PAGE;
+    uint32_t len = want;
+    hwaddr xlat, plen = want;
+    MemoryRegion *mr;
+    dma_addr_t da;
+
+    if (want <= size || !sntb_inbound_addr(s, addr, &len, &da) ||
+        len != want) {
+        return size;
+    }
+    RCU_READ_LOCK_GUARD();
+    mr = address_space_translate(pci_get_address_space(PCI_DEVICE(s)), da,
+                                 &xlat, &plen, false, MEMTXATTRS_UNSPECIFIED);
+    if (!memory_region_is_ram(mr) || memory_region_is_ram_device(mr) ||
+        plen < want) {
+        return size;
+    }
+    return want;
+}
+
 static void sntb_handle(SmartioNTBState *s, SntbMsgHdr *h, uint8_t *payload)
 {
     dma_addr_t da;
@@ -835,10 +964,15 @@ static void sntb_handle(SmartioNTBState *s, SntbMsgHdr *h, uint8_t *payload)
         sntb_inbound_dma(s, da, payload, len, DMA_DIRECTION_FROM_DEVICE);
         break;
     case SNTB_MSG_MEM_READ: {
-        uint32_t want = MIN(h->value, SNTB_MSG_MAX_PAYLOAD);
-        g_autofree uint8_t *buf = g_malloc(want);
+        uint32_t want = MIN(h->value & SNTB_READ_LEN_MASK,
+                            SNTB_MSG_MAX_PAYLOAD);
+        g_autofree uint8_t *buf = NULL;
         uint32_t err = 1;
 
+        if (h->value & SNTB_READ_AHEAD) {
+            want = sntb_read_ahead_len(s, h->addr, want);
+        }
+        buf = g_malloc(want);
         len = want;
         if (s->link_up && sntb_inbound_addr(s, h->addr, &len, &da) &&
             len == want) {
@@ -873,6 +1007,10 @@ static void sntb_reply(SmartioNTBState *s, SntbMsgHdr *h, uint8_t *payload)
             if (h->len < w->len) {
                 memset(w->buf + h->len, 0xff, w->len - h->len);
             }
+            if (w->ahead && h->len <= SNTB_READ_AHEAD_PAGE) {
+                memcpy(w->ahead, payload, h->len);
+            }
+            w->got = h->len;
             w->ok = h->value == 0;
             w->done = true;
             qemu_cond_broadcast(&s->reply_cond);
@@ -991,6 +1129,9 @@ static void sntb_run_connection(SmartioNTBState *s, int fd)
             sntb_reply(s, &h, payload);
             continue;
         }
+        qemu_mutex_lock(&s->lock);
+        sntb_ra_drop_locked(s);
+        qemu_mutex_unlock(&s->lock);
         sntb_inbound_queue(s, &h, payload);
     }
 
@@ -1000,6 +1141,7 @@ static void sntb_run_connection(SmartioNTBState *s, int fd)
      */
     qemu_mutex_lock(&s->lock);
     s->conn_gen++;
+    sntb_ra_drop_locked(s);
     sntb_inbound_drop_locked(s);
     s->fd = -1;
     shutdown(fd, SHUT_RDWR);
