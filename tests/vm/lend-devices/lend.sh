@@ -49,3 +49,17 @@ borrower_ntb_identity() {
 	echo identity >"$ntb/iommu_group/type" ||
 		fail "cannot make the NTB's IOMMU group identity"
 }
+
+# fio_run RW DEV: 20 s of 4 KiB RW (randread, randwrite) I/O, direct, queue
+# depth 16, between 64 and 192 MiB of DEV (clear of nvme_sum's data); fails
+# on any I/O error.
+fio_run() {
+	out=$(fio --name="$1" --filename="$2" --rw="$1" --bs=4k --direct=1 \
+		--ioengine=libaio --iodepth=16 --offset=64M --size=128M \
+		--time_based --runtime=20 2>&1) || {
+		echo "$out"
+		fail "fio $1 on $2 failed"
+	}
+	echo "$out" | grep -q "err= 0:" || { echo "$out"; fail "fio $1 on $2: errors"; }
+	echo "node$NODE: fio $1 $2: $(echo "$out" | grep -m1 -o "IOPS=[^,]*")"
+}

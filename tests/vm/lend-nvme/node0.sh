@@ -3,7 +3,8 @@
 #
 # Node 1 borrows node 2's NVMe: the stock nvme driver binds to the shadow
 # device and a block device appears; 64 MiB of random data go to it and
-# read back the same; the device is returned and its block device goes.
+# read back the same; fio reads and writes at random for 20 s each; the
+# device is returned and its block device goes.
 # Node 2 then reads the same data through its own driver. Bad input gets
 # one clear message each.
 set -eu
@@ -44,6 +45,8 @@ rm /tmp/data
 start=$(date +%s)
 [ "$(nvme_sum /dev/nvme1n1)" = "$sum" ] || fail "borrowed NVMe reads back other data"
 echo "node$NODE: 64 MiB read in $(($(date +%s) - start)) s"
+fio_run randread /dev/nvme1n1
+fio_run randwrite /dev/nvme1n1
 grep -q 'smartio-MSI' /proc/interrupts || fail "no interrupt through the shadow's MSI domain"
 
 smartioctl return 20000 || fail "return 20000 failed"
