@@ -5,14 +5,13 @@
  * windows, see lender.c), putting it on a shadow bus (shadow.c),
  * returning it, and losing it when its lender leaves.
  *
- * DMA goes through the window the lender opens onto our memory: all of
- * it, [0, end of RAM), which inbound accesses reach untranslated. So the
- * NTB must not be behind an IOMMU domain that translates (its group is
- * then of type identity); anything else is refused with that reason.
+ * DMA goes through the window the lender opens onto our memory: where our
+ * IOMMU translates the NTB's inbound accesses, the NTB's IOVA window, into
+ * which the shadow's DMA ops map what the driver maps; elsewhere all of
+ * RAM, [0, end of RAM), which inbound accesses reach as is.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/iommu.h>
 #include <linux/mmzone.h>
 #include <linux/netlink.h>
 #include <linux/slab.h>
@@ -136,7 +135,6 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 			    struct netlink_ext_ack *extack)
 {
 	struct smartio_borrow_resp *resp;
-	struct iommu_domain *domain;
 	struct smartio_shadow *sh;
 	struct device *ntb;
 	int ret;
@@ -149,7 +147,6 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 	}
 	sh->fdid = fdid;
 	sh->lender = smartio_fdid_node(fdid);
-	sh->dma_size = smartio_ram_end();
 
 	/* Without the lock: the listing names what this node borrows. */
 	ret = smartio_borrower_check(fdid, extack);
@@ -169,12 +166,19 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 		ret = -EHOSTUNREACH;
 		goto out_unlock;
 	}
-	domain = iommu_get_domain_for_dev(ntb);
-	if (domain && domain->type != IOMMU_DOMAIN_IDENTITY) {
-		NL_SET_ERR_MSG(extack, "the NTB's IOMMU domain translates inbound DMA: make its IOMMU group identity");
-		ret = -EOPNOTSUPP;
+	sh->iova = smartio_iova_window_get(sh->lender, &sh->dma_addr,
+					   &sh->dma_size);
+	if (IS_ERR(sh->iova)) {
+		ret = PTR_ERR(sh->iova);
+		sh->iova = NULL;
+		if (ret == -EOPNOTSUPP)
+			NL_SET_ERR_MSG(extack, "the NTB's IOMMU domain translates inbound DMA and has no IOVA window");
+		else
+			NL_SET_ERR_MSG(extack, "the device's lender is not reachable");
 		goto out_unlock;
 	}
+	if (!sh->iova)
+		sh->dma_size = smartio_ram_end();
 	sh->ntb = pci_dev_get(to_pci_dev(ntb));
 
 	ret = smartio_borrower_request(sh, resp, extack);
@@ -198,6 +202,7 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 
 out_put:
 	pci_dev_put(sh->ntb);
+	smartio_iova_window_put(sh->iova);
 out_unlock:
 	mutex_unlock(&smartio_borrower_lock);
 out_free:

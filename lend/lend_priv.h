@@ -103,7 +103,10 @@ struct smartio_config_write {
  * @lender: Its lender's node id.
  * @ntb: The NTB the lender is reached through, referenced.
  * @lost: The lender left: config reads return all-ones, nothing maps.
- * @dma_addr: Start of our range the device reaches by DMA.
+ * @iova: @ntb's IOVA window, referenced, where our IOMMU translates its
+ *	inbound accesses; NULL where they reach RAM as is.
+ * @dma_addr: Start of our range (inbound addresses of @ntb) the device
+ *	reaches by DMA.
  * @dma_size: Its size.
  * @dma_base: The device's address of @dma_addr.
  * @msi_base: The device's address of SMARTIO_MSI_ADDR.
@@ -128,6 +131,7 @@ struct smartio_shadow {
 	u16 lender;
 	struct pci_dev *ntb;
 	bool lost;
+	struct smartio_iova_window *iova;
 	u64 dma_addr;
 	u64 dma_size;
 	u64 dma_base;

@@ -20,11 +20,13 @@
  *    VMD mechanism, pci_real_dma_dev()), so remapped interrupts carry the
  *    source id of the NTB, which is where they enter this host.
  *  - DMA: dma_map_ops of our own hand the driver lender-side addresses in
- *    the window the lender opened onto our memory; no message per map.
+ *    the window the lender opened onto our memory (our NTB's IOVA window
+ *    where our IOMMU translates, else all of RAM); no message per map.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/dma-map-ops.h>
+#include <linux/iommu.h>
 #include <linux/irq.h>
 #include <linux/irqdomain.h>
 #include <linux/msi.h>
@@ -274,16 +276,57 @@ static void smartio_shadow_msi_exit(struct smartio_shadow *sh)
 
 /* --- DMA --- */
 
-/* The device's address of our physical range [@phys, @phys + @size). */
-static dma_addr_t smartio_shadow_dma_addr(struct device *dev, phys_addr_t phys,
-					  size_t size)
+/*
+ * Two ways our memory is in the lender's DMA window onto us. Where the
+ * NTB's inbound accesses are translated by our IOMMU, the window is the
+ * NTB's IOVA window (ntb/iova.c): every map puts the pages into it, so the
+ * device reaches only what its driver mapped, and one small window serves
+ * all of RAM. Elsewhere the window covers all our RAM, as is: a map is
+ * arithmetic.
+ */
+
+static int smartio_shadow_prot(enum dma_data_direction dir)
+{
+	switch (dir) {
+	case DMA_TO_DEVICE:
+		return IOMMU_READ;
+	case DMA_FROM_DEVICE:
+		return IOMMU_WRITE;
+	default:
+		return IOMMU_READ | IOMMU_WRITE;
+	}
+}
+
+/* The device's address of our range [@phys, @phys + @size). */
+static dma_addr_t smartio_shadow_map(struct device *dev, phys_addr_t phys,
+				     size_t size, int prot)
+{
+	struct smartio_shadow *sh = smartio_shadow_of(dev);
+	dma_addr_t bus = phys;
+
+	if (READ_ONCE(sh->lost))
+		return DMA_MAPPING_ERROR;
+	if (sh->iova) {
+		bus = smartio_iova_map(sh->iova, phys, size, prot);
+		if (bus == DMA_MAPPING_ERROR)
+			return DMA_MAPPING_ERROR;
+	}
+	if (bus < sh->dma_addr || bus + size > sh->dma_addr + sh->dma_size) {
+		if (sh->iova)
+			smartio_iova_unmap(sh->iova, bus, size);
+		return DMA_MAPPING_ERROR;
+	}
+	return sh->dma_base + (bus - sh->dma_addr);
+}
+
+static void smartio_shadow_unmap(struct device *dev, dma_addr_t addr,
+				 size_t size)
 {
 	struct smartio_shadow *sh = smartio_shadow_of(dev);
 
-	if (phys < sh->dma_addr || phys + size > sh->dma_addr + sh->dma_size ||
-	    READ_ONCE(sh->lost))
-		return DMA_MAPPING_ERROR;
-	return sh->dma_base + (phys - sh->dma_addr);
+	if (sh->iova)
+		smartio_iova_unmap(sh->iova, addr - sh->dma_base + sh->dma_addr,
+				   size);
 }
 
 static dma_addr_t smartio_shadow_map_page(struct device *dev,
@@ -292,30 +335,15 @@ static dma_addr_t smartio_shadow_map_page(struct device *dev,
 					  enum dma_data_direction dir,
 					  unsigned long attrs)
 {
-	return smartio_shadow_dma_addr(dev, page_to_phys(page) + offset, size);
+	return smartio_shadow_map(dev, page_to_phys(page) + offset, size,
+				  smartio_shadow_prot(dir));
 }
 
 static void smartio_shadow_unmap_page(struct device *dev, dma_addr_t addr,
 				      size_t size, enum dma_data_direction dir,
 				      unsigned long attrs)
 {
-}
-
-static int smartio_shadow_map_sg(struct device *dev, struct scatterlist *sgl,
-				 int nents, enum dma_data_direction dir,
-				 unsigned long attrs)
-{
-	struct scatterlist *sg;
-	int i;
-
-	for_each_sg(sgl, sg, nents, i) {
-		sg->dma_address = smartio_shadow_dma_addr(dev, sg_phys(sg),
-							  sg->length);
-		if (sg->dma_address == DMA_MAPPING_ERROR)
-			return -EIO;
-		sg_dma_len(sg) = sg->length;
-	}
-	return nents;
+	smartio_shadow_unmap(dev, addr, size);
 }
 
 static void smartio_shadow_unmap_sg(struct device *dev,
@@ -323,6 +351,55 @@ static void smartio_shadow_unmap_sg(struct device *dev,
 				    enum dma_data_direction dir,
 				    unsigned long attrs)
 {
+	struct scatterlist *sg;
+	int i;
+
+	for_each_sg(sgl, sg, nents, i)
+		smartio_shadow_unmap(dev, sg_dma_address(sg), sg_dma_len(sg));
+}
+
+static int smartio_shadow_map_sg(struct device *dev, struct scatterlist *sgl,
+				 int nents, enum dma_data_direction dir,
+				 unsigned long attrs)
+{
+	int prot = smartio_shadow_prot(dir);
+	struct scatterlist *sg;
+	int i;
+
+	for_each_sg(sgl, sg, nents, i) {
+		sg->dma_address = smartio_shadow_map(dev, sg_phys(sg),
+						     sg->length, prot);
+		if (sg->dma_address == DMA_MAPPING_ERROR) {
+			smartio_shadow_unmap_sg(dev, sgl, i, dir, attrs);
+			return -EIO;
+		}
+		sg_dma_len(sg) = sg->length;
+	}
+	return nents;
+}
+
+/*
+ * Peer-to-peer: another device's BAR, as our physical address. Through
+ * the IOVA window the device reaches it as it reaches our memory: a local
+ * device's BAR directly, a BAR we reach through one of our NTB windows
+ * (another borrowed device) by way of this node. Without one, only RAM is
+ * in the window.
+ */
+static dma_addr_t smartio_shadow_map_resource(struct device *dev,
+					      phys_addr_t phys, size_t size,
+					      enum dma_data_direction dir,
+					      unsigned long attrs)
+{
+	return smartio_shadow_map(dev, phys, size,
+				  smartio_shadow_prot(dir) | IOMMU_MMIO);
+}
+
+static void smartio_shadow_unmap_resource(struct device *dev,
+					  dma_addr_t addr, size_t size,
+					  enum dma_data_direction dir,
+					  unsigned long attrs)
+{
+	smartio_shadow_unmap(dev, addr, size);
 }
 
 static void *smartio_shadow_alloc(struct device *dev, size_t size,
@@ -335,7 +412,8 @@ static void *smartio_shadow_alloc(struct device *dev, size_t size,
 				get_order(size));
 	if (!page)
 		return NULL;
-	*addr = smartio_shadow_dma_addr(dev, page_to_phys(page), size);
+	*addr = smartio_shadow_map(dev, page_to_phys(page), size,
+				   IOMMU_READ | IOMMU_WRITE);
 	if (*addr == DMA_MAPPING_ERROR) {
 		__free_pages(page, get_order(size));
 		return NULL;
@@ -346,6 +424,7 @@ static void *smartio_shadow_alloc(struct device *dev, size_t size,
 static void smartio_shadow_free(struct device *dev, size_t size, void *cpu,
 				dma_addr_t addr, unsigned long attrs)
 {
+	smartio_shadow_unmap(dev, addr, size);
 	__free_pages(virt_to_page(cpu), get_order(size));
 }
 
@@ -370,6 +449,8 @@ static const struct dma_map_ops smartio_shadow_dma_ops = {
 	.unmap_page		= smartio_shadow_unmap_page,
 	.map_sg			= smartio_shadow_map_sg,
 	.unmap_sg		= smartio_shadow_unmap_sg,
+	.map_resource		= smartio_shadow_map_resource,
+	.unmap_resource		= smartio_shadow_unmap_resource,
 	.dma_supported		= smartio_shadow_dma_supported,
 	.get_required_mask	= smartio_shadow_required_mask,
 };
@@ -469,6 +550,7 @@ static void smartio_shadow_release(struct pci_host_bridge *bridge)
 
 	smartio_shadow_msi_exit(sh);
 	smartio_shadow_unmap_bars(sh);
+	smartio_iova_window_put(sh->iova);
 	pci_dev_put(sh->ntb);
 	kfree(sh);
 }

@@ -651,6 +651,9 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 	ret = smartio_windows_init(ad);
 	if (ret)
 		goto err_chans;
+	ret = smartio_iova_window_create(ad);
+	if (ret)
+		goto err_windows;
 
 	ad->fabric.ops = &smartio_fabric_ops;
 	ad->fabric.index = ad->index;
@@ -700,6 +703,7 @@ err_unlist:
 err_fabric:
 	smartio_fabric_adapter_del(&ad->fabric);
 err_windows:
+	smartio_iova_window_destroy(ad);
 	smartio_windows_exit(ad);
 err_chans:
 	smartio_chans_exit(ad, pcnt);
@@ -733,6 +737,7 @@ static void smartio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 
 	cancel_work_sync(&ad->msg_work);
 	smartio_segment_adapter_gone(ad);
+	smartio_iova_window_destroy(ad);
 	smartio_windows_exit(ad);
 	smartio_chans_exit(ad, ad->peer_count);
 	ida_free(&smartio_adapter_ida, ad->index);
@@ -765,6 +770,7 @@ static int smartio_adapters_show(struct seq_file *s, void *unused)
 		}
 		mutex_unlock(&ad->lock);
 		smartio_windows_show(s, ad);
+		smartio_iova_window_show(s, ad);
 	}
 	mutex_unlock(&smartio_adapters_lock);
 

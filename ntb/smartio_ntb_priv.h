@@ -229,6 +229,7 @@ struct smartio_adapter {
 	struct smartio_aperture lut;
 	struct smartio_aperture direct;
 	struct mutex inbound_lock;
+	struct smartio_iova_window *iova;
 	struct smartio_fabric_peer *fabric_peers;
 	struct smartio_peer peers[];
 };
@@ -254,6 +255,11 @@ void smartio_window_grant(struct smartio_grant *g, struct smartio_adapter *ad,
 void smartio_window_revoke(struct smartio_grant *g);
 struct seq_file;
 void smartio_windows_show(struct seq_file *s, struct smartio_adapter *ad);
+
+/* iova.c */
+int smartio_iova_window_create(struct smartio_adapter *ad);
+void smartio_iova_window_destroy(struct smartio_adapter *ad);
+void smartio_iova_window_show(struct seq_file *s, struct smartio_adapter *ad);
 
 /* segment.c */
 int smartio_segment_init(void);

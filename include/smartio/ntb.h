@@ -78,6 +78,16 @@ struct device *smartio_node_dma_device(u16 node_id);
 struct smartio_grant *smartio_node_grant(u16 node_id, u64 addr, u64 size);
 void smartio_node_revoke(struct smartio_grant *g);
 
+struct smartio_iova_window;
+
+struct smartio_iova_window *smartio_iova_window_get(u16 node_id, u64 *base,
+						    u64 *size);
+void smartio_iova_window_put(struct smartio_iova_window *w);
+dma_addr_t smartio_iova_map(struct smartio_iova_window *w, phys_addr_t phys,
+			    size_t size, int prot);
+void smartio_iova_unmap(struct smartio_iova_window *w, dma_addr_t addr,
+			size_t size);
+
 struct smartio_segment_conn;
 
 struct smartio_segment_conn *smartio_segment_connect(u16 node_id,

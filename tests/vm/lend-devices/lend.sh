@@ -50,6 +50,24 @@ borrower_ntb_identity() {
 		fail "cannot make the NTB's IOMMU group identity"
 }
 
+# borrower_dma_window MODE, before the modules load: the borrower's DMA
+# window is "ram" (all of RAM, the NTB's inbound accesses untranslated) or
+# "iommu" (the NTB's IOVA window in its IOMMU domain, the default).
+borrower_dma_window() {
+	case $1 in
+	ram) borrower_ntb_identity ;;
+	iommu) ;;
+	*) fail "borrower_dma_window: $1?" ;;
+	esac
+}
+
+# iova_pages: pages mapped in the first adapter's IOVA window ("none"
+# without one).
+iova_pages() {
+	sed -n 's/^  iova .* pages \([0-9]*\)$/\1/p' "$adapters" | head -n 1 | grep . ||
+		echo none
+}
+
 # fio_run RW DEV: 20 s of 4 KiB RW (randread, randwrite) I/O, direct, queue
 # depth 16, between 64 and 192 MiB of DEV (clear of nvme_sum's data); fails
 # on any I/O error.

@@ -9,9 +9,14 @@
 # one clear message each.
 set -eu
 . ./lend.sh
+. ./dma-window.sh
 
-borrower_ntb_identity
+borrower_dma_window "$DMA_WINDOW"
 load_lend
+case $DMA_WINDOW in
+ram) [ "$(iova_pages)" = none ] || fail "an IOVA window with an identity NTB" ;;
+iommu) [ "$(iova_pages)" = 0 ] || fail "no empty IOVA window: $(iova_pages)" ;;
+esac
 wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
 wait_until 30 test -b /dev/nvme0n1 || fail "no local NVMe block device"
 
@@ -49,10 +54,18 @@ fio_run randread /dev/nvme1n1
 fio_run randwrite /dev/nvme1n1
 grep -q 'smartio-MSI' /proc/interrupts || fail "no interrupt through the shadow's MSI domain"
 
+if [ "$DMA_WINDOW" = iommu ]; then
+	pages=$(iova_pages)
+	echo "node$NODE: $pages pages mapped in the IOVA window"
+	[ "$pages" -gt 0 ] || fail "nothing mapped in the IOVA window"
+fi
 smartioctl return 20000 || fail "return 20000 failed"
 not_present "$shadow" || fail "shadow device still there"
 [ ! -e /dev/nvme1n1 ] || fail "block device still there"
 expect_error ENOENT smartioctl return 20000
+case $DMA_WINDOW in
+iommu) [ "$(iova_pages)" = 0 ] || fail "$(iova_pages) pages left in the IOVA window" ;;
+esac
 vmctl put sum "$sum"
 vmctl barrier returned
 vmctl barrier checked

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * IOVA windows: where an NTB's inbound accesses are translated by our
+ * IOMMU, a range of its inbound addresses kept for mapping local memory
+ * page by page, so that a peer's device reaches exactly what a driver
+ * here mapped for it, through one small window of the peer's (SmartIO's
+ * DMA window with an IOMMU on the borrower).
+ *
+ * The range lies above every address the DMA API hands out for the NTB:
+ * its bus DMA limit is set below the window's base while the window
+ * exists, so the NTB's own mappings (segments, rings) and ours never
+ * meet. Pages are mapped straight into the NTB's IOMMU domain with IOVAs
+ * from an allocator of our own, in any context, with no message to
+ * anyone.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/iommu.h>
+#include <linux/iova.h>
+#include <linux/kref.h>
+#include <linux/pci.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include "smartio/ntb.h"
+#include "smartio_ntb_priv.h"
+
+#define SMARTIO_IOVA_BASE	(1ULL << 32)
+
+static unsigned int iova_window_mb = 256;
+module_param(iova_window_mb, uint, 0444);
+MODULE_PARM_DESC(iova_window_mb,
+		 "Size of an NTB's IOVA window, where local pages are mapped for peers' devices when the NTB is behind a translating IOMMU domain (MiB, default 256)");
+
+struct smartio_iova_window {
+	struct kref ref;
+	struct device *dev;		/* the NTB, referenced */
+	struct iommu_domain *domain;
+	struct iova_domain iovad;
+	u64 base;
+	u64 size;
+	u64 old_bus_dma_limit;
+	atomic_long_t pages;		/* mapped */
+};
+
+/**
+ * smartio_iova_window_create() - Give an adapter its IOVA window.
+ * @ad: The adapter, being probed.
+ *
+ * None where the NTB's inbound accesses are not translated (no IOMMU, or
+ * an identity domain): there peers' devices reach local memory as is.
+ *
+ * Return: 0, or a negative errno.
+ */
+int smartio_iova_window_create(struct smartio_adapter *ad)
+{
+	struct device *dev = &ad->ntb->pdev->dev;
+	struct iommu_domain *domain = iommu_get_domain_for_dev(dev);
+	struct smartio_iova_window *w;
+	u64 size = (u64)iova_window_mb << 20;
+	int ret;
+
+	if (!domain || !iommu_is_dma_domain(domain))
+		return 0;
+	if (!size || (domain->geometry.force_aperture &&
+		      domain->geometry.aperture_end < SMARTIO_IOVA_BASE + size - 1)) {
+		dev_warn(dev, "adapter %d: no room for a %u MiB IOVA window in the IOMMU domain: peers' devices cannot reach this node's memory\n",
+			 ad->index, iova_window_mb);
+		return 0;
+	}
+
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	ret = iova_cache_get();
+	if (ret)
+		goto err_free;
+	init_iova_domain(&w->iovad, PAGE_SIZE, SMARTIO_IOVA_BASE >> PAGE_SHIFT);
+	ret = iova_domain_init_rcaches(&w->iovad);
+	if (ret)
+		goto err_iovad;
+	kref_init(&w->ref);
+	w->dev = get_device(dev);
+	w->domain = domain;
+	w->base = SMARTIO_IOVA_BASE;
+	w->size = size;
+	w->old_bus_dma_limit = dev->bus_dma_limit;
+	if (!dev->bus_dma_limit || dev->bus_dma_limit >= w->base)
+		dev->bus_dma_limit = w->base - 1;
+	ad->iova = w;
+	return 0;
+
+err_iovad:
+	put_iova_domain(&w->iovad);
+	iova_cache_put();
+err_free:
+	kfree(w);
+	return ret;
+}
+
+static void smartio_iova_window_release(struct kref *ref)
+{
+	struct smartio_iova_window *w =
+		container_of(ref, struct smartio_iova_window, ref);
+
+	WARN_ON(atomic_long_read(&w->pages));
+	w->dev->bus_dma_limit = w->old_bus_dma_limit;
+	put_iova_domain(&w->iovad);
+	iova_cache_put();
+	put_device(w->dev);
+	kfree(w);
+}
+
+/**
+ * smartio_iova_window_destroy() - Undo smartio_iova_window_create().
+ * @ad: The adapter, going away. Its window lives on while mapped through.
+ */
+void smartio_iova_window_destroy(struct smartio_adapter *ad)
+{
+	if (ad->iova)
+		kref_put(&ad->iova->ref, smartio_iova_window_release);
+	ad->iova = NULL;
+}
+
+/**
+ * smartio_iova_window_show() - Print an adapter's IOVA window (debugfs).
+ * @s: The file.
+ * @ad: The adapter.
+ */
+void smartio_iova_window_show(struct seq_file *s, struct smartio_adapter *ad)
+{
+	struct smartio_iova_window *w = ad->iova;
+
+	if (w)
+		seq_printf(s, "  iova 0x%llx+0x%llx pages %ld\n", w->base,
+			   w->size, atomic_long_read(&w->pages));
+}
+
+/**
+ * smartio_iova_window_get() - The IOVA window a node's devices reach us by.
+ * @node_id: A joined node.
+ * @base: Set to the window's first inbound address.
+ * @size: Set to its size.
+ *
+ * Return: The window, referenced until smartio_iova_window_put(); NULL if
+ * inbound accesses from @node_id are not translated (they reach local
+ * memory at its physical address); ERR_PTR(-EHOSTUNREACH) if @node_id is
+ * not joined, ERR_PTR(-EOPNOTSUPP) if they are translated but there is no
+ * window.
+ */
+struct smartio_iova_window *smartio_iova_window_get(u16 node_id, u64 *base,
+						    u64 *size)
+{
+	struct smartio_iova_window *w = ERR_PTR(-EHOSTUNREACH);
+	struct smartio_adapter *ad;
+	struct iommu_domain *domain;
+	int idx;
+
+	idx = srcu_read_lock(&smartio_adapters_srcu);
+	if (smartio_node_peer(node_id, &ad)) {
+		domain = iommu_get_domain_for_dev(&ad->ntb->pdev->dev);
+		if (ad->iova && ad->iova->domain == domain) {
+			w = ad->iova;
+			kref_get(&w->ref);
+			*base = w->base;
+			*size = w->size;
+		} else if (!domain || domain->type == IOMMU_DOMAIN_IDENTITY) {
+			w = NULL;
+		} else {
+			w = ERR_PTR(-EOPNOTSUPP);
+		}
+	}
+	srcu_read_unlock(&smartio_adapters_srcu, idx);
+	return w;
+}
+EXPORT_SYMBOL_GPL(smartio_iova_window_get);
+
+/**
+ * smartio_iova_window_put() - Drop a reference from smartio_iova_window_get().
+ * @w: The window, or NULL.
+ */
+void smartio_iova_window_put(struct smartio_iova_window *w)
+{
+	if (w)
+		kref_put(&w->ref, smartio_iova_window_release);
+}
+EXPORT_SYMBOL_GPL(smartio_iova_window_put);
+
+/**
+ * smartio_iova_map() - Map a local range into an IOVA window.
+ * @w: The window.
+ * @phys: Start of the range.
+ * @size: Bytes.
+ * @prot: IOMMU_READ and/or IOMMU_WRITE (peers' reads and writes), and
+ *	IOMMU_MMIO for a BAR.
+ *
+ * Any context. The pages holding the range are mapped; the address keeps
+ * @phys's offset in its page.
+ *
+ * Return: The inbound address of @phys, or DMA_MAPPING_ERROR when the
+ * window is full.
+ */
+dma_addr_t smartio_iova_map(struct smartio_iova_window *w, phys_addr_t phys,
+			    size_t size, int prot)
+{
+	unsigned long off = offset_in_page(phys);
+	unsigned long pages = PAGE_ALIGN(off + size) >> PAGE_SHIFT;
+	unsigned long pfn;
+	dma_addr_t iova;
+
+	pfn = alloc_iova_fast(&w->iovad, pages,
+			      (w->base + w->size - 1) >> PAGE_SHIFT, true);
+	if (!pfn)
+		return DMA_MAPPING_ERROR;
+	iova = (dma_addr_t)pfn << PAGE_SHIFT;
+	if (iommu_map_atomic(w->domain, iova, phys - off, pages << PAGE_SHIFT,
+			     prot)) {
+		free_iova_fast(&w->iovad, pfn, pages);
+		return DMA_MAPPING_ERROR;
+	}
+	atomic_long_add(pages, &w->pages);
+	return iova + off;
+}
+EXPORT_SYMBOL_GPL(smartio_iova_map);
+
+/**
+ * smartio_iova_unmap() - Undo smartio_iova_map().
+ * @w: The window.
+ * @addr: The address it returned.
+ * @size: The size it was given.
+ *
+ * Any context. Peers' accesses to the range fault from now on.
+ */
+void smartio_iova_unmap(struct smartio_iova_window *w, dma_addr_t addr,
+			size_t size)
+{
+	unsigned long off = offset_in_page(addr);
+	unsigned long pages = PAGE_ALIGN(off + size) >> PAGE_SHIFT;
+	dma_addr_t iova = addr - off;
+
+	iommu_unmap(w->domain, iova, pages << PAGE_SHIFT);
+	free_iova_fast(&w->iovad, iova >> PAGE_SHIFT, pages);
+	atomic_long_sub(pages, &w->pages);
+}
+EXPORT_SYMBOL_GPL(smartio_iova_unmap);

@@ -1,0 +1,3 @@
+# shellcheck shell=sh
+# The borrower's DMA window: all of its RAM (see borrower_dma_window).
+export DMA_WINDOW=ram
