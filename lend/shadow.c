@@ -570,6 +570,7 @@ int smartio_shadow_create(struct smartio_shadow *sh,
 			  const struct smartio_borrow_resp *resp)
 {
 	LIST_HEAD(resources);
+	struct pci_host_bridge *bridge;
 	int i, ret;
 
 	spin_lock_init(&sh->config_lock);
@@ -629,11 +630,13 @@ int smartio_shadow_create(struct smartio_shadow *sh,
 
 err_bus:
 	/* Keep @sh for the caller: undo what the release would. */
-	to_pci_host_bridge(sh->bus->bridge)->release_fn = NULL;
+	bridge = to_pci_host_bridge(sh->bus->bridge);
+	bridge->release_fn = NULL;
 	pci_lock_rescan_remove();
 	pci_stop_root_bus(sh->bus);
 	pci_remove_root_bus(sh->bus);
 	pci_unlock_rescan_remove();
+	put_device(&bridge->dev);
 err_msi:
 	smartio_shadow_msi_exit(sh);
 err_bars:
@@ -650,10 +653,16 @@ err_bars:
 void smartio_shadow_destroy(struct smartio_shadow *sh)
 {
 	struct pci_bus *bus = sh->bus;
+	struct pci_host_bridge *bridge = to_pci_host_bridge(bus->bridge);
 
 	pci_dev_put(sh->pdev);
 	pci_lock_rescan_remove();
 	pci_stop_root_bus(bus);
 	pci_remove_root_bus(bus);
 	pci_unlock_rescan_remove();
+	/*
+	 * pci_remove_root_bus() only deletes the host bridge; the reference
+	 * pci_create_root_bus() gave us goes here, and @sh with the last one.
+	 */
+	put_device(&bridge->dev);
 }

@@ -14,11 +14,18 @@ load_lend() {
 	modprobe smartio_lend
 }
 
-# nvme_bdf: PCI name of this node's (QEMU) NVMe function.
+# nvme_bdfs: PCI names of this node's (QEMU) NVMe functions.
+nvme_bdfs() {
+	for d in $(pci_devices 0x1b36 0x0010); do
+		basename "$d"
+	done
+}
+
+# nvme_bdf: PCI name of this node's first NVMe function.
 nvme_bdf() {
-	d=$(pci_devices 0x1b36 0x0010 | head -n 1)
+	d=$(nvme_bdfs | head -n 1)
 	[ -n "$d" ] || fail "no NVMe function"
-	basename "$d"
+	echo "$d"
 }
 
 # driver_of BDF: the driver bound to BDF, or "none".
