@@ -408,6 +408,46 @@ static int smartio_lent_map(struct smartio_lent *lent,
 }
 
 /*
+ * The first SMARTIO_BORROW_CONFIG_SIZE bytes of @pdev's config space as a
+ * driver expects them. A virtual function's own read 0xffff as vendor and
+ * device id and 0 in its BARs (its memory comes from its physical
+ * function's SR-IOV capability): it gets the ids Linux keeps for it, and
+ * BARs of its resources' type and at their addresses.
+ */
+static void smartio_lent_config(struct pci_dev *pdev, u8 *config)
+{
+	int i;
+
+	for (i = 0; i < SMARTIO_BORROW_CONFIG_SIZE; i += 4) {
+		u32 v;
+
+		pci_read_config_dword(pdev, i, &v);
+		put_unaligned_le32(v, &config[i]);
+	}
+	if (!pdev->is_virtfn)
+		return;
+	put_unaligned_le16(pdev->vendor, &config[PCI_VENDOR_ID]);
+	put_unaligned_le16(pdev->device, &config[PCI_DEVICE_ID]);
+	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
+		unsigned long flags = pci_resource_flags(pdev, i);
+		resource_size_t start = pci_resource_start(pdev, i);
+		u8 *bar = &config[PCI_BASE_ADDRESS_0 + 4 * i];
+
+		if (!(flags & IORESOURCE_MEM) || !pci_resource_len(pdev, i))
+			continue;
+		put_unaligned_le32(lower_32_bits(start) |
+				   (flags & IORESOURCE_PREFETCH ?
+				    PCI_BASE_ADDRESS_MEM_PREFETCH : 0) |
+				   (flags & IORESOURCE_MEM_64 ?
+				    PCI_BASE_ADDRESS_MEM_TYPE_64 : 0), bar);
+		if ((flags & IORESOURCE_MEM_64) && i + 1 < PCI_STD_NUM_BARS) {
+			put_unaligned_le32(upper_32_bits(start), bar + 4);
+			i++;
+		}
+	}
+}
+
+/*
  * Lends @lent to @node: the function gets its own IOMMU domain holding the
  * windows onto the borrower's DMA and MSI ranges, its BARs are offered to
  * the borrower, and @resp tells where everything is. Called with
@@ -498,13 +538,7 @@ static int smartio_lent_setup(struct smartio_lent *lent, u16 node,
 		resp->bars[i].size = cpu_to_le64(size);
 	}
 	pci_set_master(pdev);
-
-	for (i = 0; i < SMARTIO_BORROW_CONFIG_SIZE; i += 4) {
-		u32 v;
-
-		pci_read_config_dword(pdev, i, &v);
-		put_unaligned_le32(v, &resp->config[i]);
-	}
+	smartio_lent_config(pdev, resp->config);
 	return 0;
 }
 

@@ -42,6 +42,34 @@ not_present() {
 	[ ! -e "/sys/bus/pci/devices/$1" ]
 }
 
+# borrow_nvme FDID: borrows FDID, an NVMe, checks that nvme bound to its
+# shadow device and prints the shadow's PCI name (smartioctl's line goes
+# to stderr).
+borrow_nvme() {
+	line=$(smartioctl borrow "$1") || fail "borrow $1 failed"
+	echo "node$NODE: $line" >&2
+	shadow=${line##* as }
+	echo "$line" | grep -q " borrowed by [0-9]* as $shadow\$" ||
+		fail "borrow: $line"
+	[ "$(driver_of "$shadow")" = nvme ] || fail "nvme did not bind to $shadow"
+	echo "$shadow"
+}
+
+# nvme_ns_of BDF: the block device of the first namespace of the NVMe
+# controller BDF (its subsystem's, with native multipath); fails while
+# there is none.
+nvme_ns_of() {
+	for ctrl in /sys/bus/pci/devices/"$1"/nvme/nvme*; do
+		for dir in "$ctrl" /sys/class/nvme-subsystem/*; do
+			[ "$dir" = "$ctrl" ] || [ -e "$dir/${ctrl##*/}" ] || continue
+			for ns in "$dir"/nvme*n*; do
+				[ -b "/dev/${ns##*/}" ] && echo "/dev/${ns##*/}" && return 0
+			done
+		done
+	done
+	return 1
+}
+
 # nvme_sum DEV: checksum of the first 64 MiB of an NVMe namespace.
 nvme_sum() {
 	dd if="$1" bs=1M count=64 iflag=direct 2>/dev/null | md5sum
