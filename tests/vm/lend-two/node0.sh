@@ -41,6 +41,8 @@ wait $fio2 || fail "fio on /dev/nvme2n1"
 smartioctl return 20000 || fail "return 20000 failed"
 [ -b /dev/nvme3n1 ] || fail "returning one took the other's block device"
 smartioctl return 20001 || fail "return 20001 failed"
-[ ! -e /dev/nvme2n1 ] && [ ! -e /dev/nvme3n1 ] || fail "block devices still there"
+for n in 2 3; do
+	[ ! -e /dev/nvme${n}n1 ] || fail "/dev/nvme${n}n1 still there"
+done
 vmctl barrier returned
 rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
