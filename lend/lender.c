@@ -349,6 +349,29 @@ unlock:
 }
 
 /*
+ * Turns off the MSI and MSI-X the borrower turned on, which a function
+ * without a reset method keeps: its messages aim at the window onto the
+ * borrower, which closes now, and this host's drivers set up interrupts
+ * of their own (one driving INTx would otherwise never get one).
+ */
+static void smartio_lent_msi_off(struct pci_dev *pdev)
+{
+	u16 ctrl;
+
+	if (pdev->msi_cap) {
+		pci_read_config_word(pdev, pdev->msi_cap + PCI_MSI_FLAGS, &ctrl);
+		pci_write_config_word(pdev, pdev->msi_cap + PCI_MSI_FLAGS,
+				      ctrl & ~PCI_MSI_FLAGS_ENABLE);
+	}
+	if (pdev->msix_cap) {
+		pci_read_config_word(pdev, pdev->msix_cap + PCI_MSIX_FLAGS,
+				     &ctrl);
+		pci_write_config_word(pdev, pdev->msix_cap + PCI_MSIX_FLAGS,
+				      ctrl & ~PCI_MSIX_FLAGS_ENABLE);
+	}
+}
+
+/*
  * Undoes what lending set up, as far as it got, and makes the function
  * available again: stops its DMA, resets it (so that nothing the borrower
  * left in it runs on), closes every window. Called with
@@ -362,6 +385,7 @@ static void smartio_lent_teardown(struct smartio_lent *lent)
 	pci_clear_master(pdev);
 	if (pci_reset_function(pdev))
 		pci_warn(pdev, "could not be reset after lending\n");
+	smartio_lent_msi_off(pdev);
 	if (lent->domain) {
 		iommu_detach_device(lent->domain, &pdev->dev);
 		iommu_domain_free(lent->domain);

@@ -14,6 +14,14 @@ load_lend() {
 	modprobe smartio_lend
 }
 
+# pci_name_of VENDOR DEVICE WHAT: PCI name of this node's first function
+# VENDOR:DEVICE; WHAT names it in the failure when there is none.
+pci_name_of() {
+	d=$(pci_devices "$1" "$2" | head -n 1)
+	[ -n "$d" ] || fail "no $3"
+	basename "$d"
+}
+
 # nvme_bdfs: PCI names of this node's (QEMU) NVMe functions.
 nvme_bdfs() {
 	for d in $(pci_devices 0x1b36 0x0010); do
@@ -23,9 +31,7 @@ nvme_bdfs() {
 
 # nvme_bdf: PCI name of this node's first NVMe function.
 nvme_bdf() {
-	d=$(nvme_bdfs | head -n 1)
-	[ -n "$d" ] || fail "no NVMe function"
-	echo "$d"
+	pci_name_of 0x1b36 0x0010 "NVMe function"
 }
 
 # driver_of BDF: the driver bound to BDF, or "none".
@@ -35,6 +41,18 @@ driver_of() {
 	else
 		echo none
 	fi
+}
+
+# borrow_bound FDID DRIVER: node 1 borrows node 2's device FDID, and DRIVER
+# binds to its shadow device; prints the shadow's PCI name.
+borrow_bound() {
+	line=$(smartioctl borrow "$1") || fail "borrow $1 failed"
+	echo "node$NODE: $line" >&2
+	shadow=${line##* as }
+	echo "$line" | grep -q " node 2 borrowed by 1 as $shadow\$" ||
+		fail "borrow: $line"
+	[ "$(driver_of "$shadow")" = "$2" ] || fail "$2 did not bind to $shadow"
+	echo "$shadow"
 }
 
 # not_present BDF: no PCI function BDF.

@@ -29,12 +29,7 @@ expect_error EACCES smartioctl borrow 20000
 vmctl barrier tried
 vmctl barrier available
 
-line=$(smartioctl borrow 20000) || fail "borrow 20000 failed"
-echo "node$NODE: $line"
-shadow=${line##* as }
-echo "$line" | grep -q " node 2 borrowed by 1 as $shadow\$" ||
-	fail "borrow: $line"
-[ "$(driver_of "$shadow")" = nvme ] || fail "nvme did not bind to $shadow"
+shadow=$(borrow_bound 20000 nvme)
 expect_error EBUSY smartioctl borrow 20000
 wait_until 30 test -b /dev/nvme1n1 || fail "no block device for the borrowed NVMe"
 smartioctl device list | grep -x "20000: .* node 2 borrowed by 1 as $shadow" ||
