@@ -60,18 +60,6 @@ not_present() {
 	[ ! -e "/sys/bus/pci/devices/$1" ]
 }
 
-# borrow_nvme FDID: borrows FDID, an NVMe, checks that nvme bound to its
-# shadow device and prints the shadow's PCI name (smartioctl's line goes
-# to stderr).
-borrow_nvme() {
-	line=$(smartioctl borrow "$1") || fail "borrow $1 failed"
-	echo "node$NODE: $line" >&2
-	shadow=${line##* as }
-	echo "$line" | grep -q " borrowed by [0-9]* as $shadow\$" ||
-		fail "borrow: $line"
-	[ "$(driver_of "$shadow")" = nvme ] || fail "nvme did not bind to $shadow"
-	echo "$shadow"
-}
 
 # nvme_ns_of BDF: the block device of the first namespace of the NVMe
 # controller BDF (its subsystem's, with native multipath); fails while

@@ -14,7 +14,7 @@ load_lend
 wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
 vmctl barrier available
 
-shadow=$(borrow_nvme 20000)
+shadow=$(borrow_bound 20000 nvme)
 wait_until 30 nvme_ns_of "$shadow" >/dev/null ||
 	fail "no block device for the borrowed VF"
 dev=$(nvme_ns_of "$shadow")

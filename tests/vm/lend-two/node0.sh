@@ -14,10 +14,7 @@ wait_until 30 test -b /dev/nvme1n1 || fail "no local NVMe block devices"
 vmctl barrier available
 
 for fdid in 20000 20001; do
-	line=$(smartioctl borrow $fdid) || fail "borrow $fdid failed"
-	echo "node$NODE: $line"
-	shadow=${line##* as }
-	[ "$(driver_of "$shadow")" = nvme ] || fail "nvme did not bind to $shadow"
+	borrow_bound $fdid nvme >/dev/null
 done
 smartioctl device list
 [ "$(smartioctl device list | grep -c "^2000[01]: .* node 2 borrowed by 1 as ")" = 2 ] ||
