@@ -73,7 +73,10 @@ enum {
 #define SNTB_READ_TIMEOUT_MS    5000
 #define SNTB_CONNECT_RETRY_MS   200
 #define SNTB_SENDQ_MAX          (16 * MiB)
-/* Queued writes to adjacent addresses merge up to this, within a page. */
+/*
+ * Queued stores of one size to adjacent addresses merge up to this, within
+ * a page; the receiver splits them again unless the target is RAM.
+ */
 #define SNTB_COALESCE_MAX       256
 #define SNTB_COALESCE_PAGE      (4 * KiB)
 
@@ -243,6 +246,7 @@ static void sntb_enqueue_locked(SmartioNTBState *s, uint32_t type,
         uint32_t tlen = le32_to_cpu(th->len);
 
         if (le32_to_cpu(th->type) == SNTB_MSG_MEM_WRITE &&
+            le32_to_cpu(th->value) == len && value == len &&
             taddr + tlen == addr && t->size + len <= t->cap &&
             taddr / SNTB_COALESCE_PAGE ==
             (addr + len - 1) / SNTB_COALESCE_PAGE) {
@@ -769,7 +773,8 @@ static void sntb_window_write(SmartioNTBState *s, uint64_t target,
     sntb_ra_drop_locked(s);
     qemu_mutex_unlock(&s->lock);
     if (s->link_up) {
-        sntb_send(s, SNTB_MSG_MEM_WRITE, target, 0, 0, &le, size);
+        /* value: the store's size, so the peer can split a merged run */
+        sntb_send(s, SNTB_MSG_MEM_WRITE, target, 0, size, &le, size);
     }
 }
 
@@ -890,27 +895,57 @@ static MemTxResult sntb_inbound_dma(SmartioNTBState *s, dma_addr_t da,
  * there is one), else @size: a register read has effects, and must happen
  * once and as asked.
  */
+/* Is [@da, @da + @len) plain RAM, where access sizes do not matter? */
+static bool sntb_dma_is_ram(SmartioNTBState *s, dma_addr_t da, uint32_t len,
+                            bool is_write)
+{
+    hwaddr xlat, plen = len;
+    MemoryRegion *mr;
+
+    RCU_READ_LOCK_GUARD();
+    mr = address_space_translate(pci_get_address_space(PCI_DEVICE(s)), da,
+                                 &xlat, &plen, is_write,
+                                 MEMTXATTRS_UNSPECIFIED);
+    return memory_region_is_ram(mr) && !memory_region_is_ram_device(mr) &&
+           plen >= len;
+}
+
 static uint32_t sntb_read_ahead_len(SmartioNTBState *s, uint64_t addr,
                                     uint32_t size)
 {
     uint32_t want = SNTB_READ_AHEAD_PAGE - addr % SNTB_READ_AHEAD_PAGE;
     uint32_t len = want;
-    hwaddr xlat, plen = want;
-    MemoryRegion *mr;
     dma_addr_t da;
 
     if (want <= size || !sntb_inbound_addr(s, addr, &len, &da) ||
-        len != want) {
-        return size;
-    }
-    RCU_READ_LOCK_GUARD();
-    mr = address_space_translate(pci_get_address_space(PCI_DEVICE(s)), da,
-                                 &xlat, &plen, false, MEMTXATTRS_UNSPECIFIED);
-    if (!memory_region_is_ram(mr) || memory_region_is_ram_device(mr) ||
-        plen < want) {
+        len != want || !sntb_dma_is_ram(s, da, want, false)) {
         return size;
     }
     return want;
+}
+
+/*
+ * Perform a MEM_WRITE. A coalesced one (@unit, the size of each store it
+ * merged, below @len) is one write into RAM, but into a device register
+ * file it is split back into the original stores: two adjacent 16-bit
+ * registers must not become one 32-bit write the device decodes as a
+ * write to the first alone.
+ */
+static void sntb_inbound_write(SmartioNTBState *s, dma_addr_t da,
+                               const uint8_t *payload, uint32_t len,
+                               uint32_t unit)
+{
+    uint32_t off;
+
+    if (!unit || unit >= len || sntb_dma_is_ram(s, da, len, true)) {
+        sntb_inbound_dma(s, da, (uint8_t *)payload, len,
+                         DMA_DIRECTION_FROM_DEVICE);
+        return;
+    }
+    for (off = 0; off < len; off += unit) {
+        sntb_inbound_dma(s, da + off, (uint8_t *)payload + off,
+                         MIN(unit, len - off), DMA_DIRECTION_FROM_DEVICE);
+    }
 }
 
 static void sntb_handle(SmartioNTBState *s, SntbMsgHdr *h, uint8_t *payload)
@@ -961,7 +996,7 @@ static void sntb_handle(SmartioNTBState *s, SntbMsgHdr *h, uint8_t *payload)
                           h->len);
             break;
         }
-        sntb_inbound_dma(s, da, payload, len, DMA_DIRECTION_FROM_DEVICE);
+        sntb_inbound_write(s, da, payload, len, h->value);
         break;
     case SNTB_MSG_MEM_READ: {
         uint32_t want = MIN(h->value & SNTB_READ_LEN_MASK,
@@ -1259,8 +1294,12 @@ static void *sntb_send_thread(void *opaque)
         s->sending = true;
         qemu_mutex_unlock(&s->lock);
 
-        /* A dead peer shows as EOF on the receive side (SIGPIPE is ignored). */
-        qemu_send_full(fd, m->data, m->size);
+        if (qemu_send_full(fd, m->data, m->size) < (ssize_t)m->size) {
+            /*
+             * A dead peer (SIGPIPE is ignored): the receive side sees EOF
+             * and ends the connection, failing what waits on it.
+             */
+        }
         g_free(m);
 
         qemu_mutex_lock(&s->lock);
