@@ -6,10 +6,12 @@
  * Modelled on drivers/pci/controller/vmd.c:
  *
  *  - Config space: served from a copy the lender sent at borrow time. BARs
- *    read the addresses of our windows onto the real BARs, and are sized
- *    here; the interrupt pin reads 0 (no INTx across the fabric). Writes
- *    that have an effect on the function are posted to the lender in
- *    order (config accessors may run in atomic context).
+ *    read the lender's bus addresses and are sized here; the bus's window
+ *    for each BAR translates its bus address to our window onto the real
+ *    BAR (an offset per window, as VMD's), so that a 32-bit BAR works with
+ *    a window above 4 GiB. The interrupt pin reads 0 (no INTx across the
+ *    fabric). Writes that have an effect on the function are posted to
+ *    the lender in order (config accessors may run in atomic context).
  *  - MMIO: the BARs are our windows onto the real ones; no software in
  *    between.
  *  - Interrupts: an MSI domain of the bus's own, stacked on the NTB's
@@ -157,9 +159,30 @@ static struct pci_ops smartio_shadow_pci_ops = {
 	.write = smartio_shadow_write,
 };
 
+/* Is BAR @i in @cfg a 64-bit memory BAR (with room for its upper half)? */
+static bool smartio_shadow_bar_is64(const u8 *cfg, int i)
+{
+	u32 bar = get_unaligned_le32(&cfg[PCI_BASE_ADDRESS_0 + 4 * i]);
+
+	return !(bar & PCI_BASE_ADDRESS_SPACE_IO) &&
+	       (bar & PCI_BASE_ADDRESS_MEM_TYPE_MASK) ==
+	       PCI_BASE_ADDRESS_MEM_TYPE_64 && i + 1 < PCI_STD_NUM_BARS;
+}
+
+/* The bus address of memory BAR @i in @cfg: the lender's. */
+static u64 smartio_shadow_bar_bus(const u8 *cfg, int i)
+{
+	int reg = PCI_BASE_ADDRESS_0 + 4 * i;
+	u64 addr = get_unaligned_le32(&cfg[reg]) & PCI_BASE_ADDRESS_MEM_MASK;
+
+	if (smartio_shadow_bar_is64(cfg, i))
+		addr |= (u64)get_unaligned_le32(&cfg[reg + 4]) << 32;
+	return addr;
+}
+
 /*
  * The copy of config space the driver sees: the lender's, with the BARs
- * at our windows and INTx and the expansion ROM hidden.
+ * sized by ours, and INTx and the expansion ROM hidden.
  */
 static void smartio_shadow_config_init(struct smartio_shadow *sh,
 				       const struct smartio_borrow_resp *resp)
@@ -170,26 +193,17 @@ static void smartio_shadow_config_init(struct smartio_shadow *sh,
 	memcpy(cfg, resp->config, sizeof(resp->config));
 	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
 		int reg = PCI_BASE_ADDRESS_0 + 4 * i;
-		u32 bar = get_unaligned_le32(&cfg[reg]);
 		u64 size = sh->bar_size[i];
-		bool is64 = !(bar & PCI_BASE_ADDRESS_SPACE_IO) &&
-			(bar & PCI_BASE_ADDRESS_MEM_TYPE_MASK) ==
-			PCI_BASE_ADDRESS_MEM_TYPE_64;
 
 		if (!size) {
 			put_unaligned_le32(0, &cfg[reg]);
 			sh->bar_mask[i] = 0;
 			continue;
 		}
-		bar &= ~PCI_BASE_ADDRESS_MEM_MASK;
-		put_unaligned_le32(bar | lower_32_bits(sh->bar_phys[i]),
-				   &cfg[reg]);
 		sh->bar_mask[i] = lower_32_bits(~(size - 1)) &
 				  PCI_BASE_ADDRESS_MEM_MASK;
-		if (is64 && i + 1 < PCI_STD_NUM_BARS) {
+		if (smartio_shadow_bar_is64(cfg, i)) {
 			i++;
-			put_unaligned_le32(upper_32_bits(sh->bar_phys[i - 1]),
-					   &cfg[reg + 4]);
 			sh->bar_mask[i] = upper_32_bits(~(size - 1));
 		}
 	}
@@ -595,7 +609,9 @@ int smartio_shadow_create(struct smartio_shadow *sh,
 	pci_add_resource(&resources, &sh->busn);
 	for (i = 0; i < PCI_STD_NUM_BARS; i++)
 		if (sh->bar_size[i])
-			pci_add_resource(&resources, &sh->windows[i]);
+			pci_add_resource_offset(&resources, &sh->windows[i],
+						sh->bar_phys[i] -
+						smartio_shadow_bar_bus(sh->config, i));
 
 	sh->bus = pci_create_root_bus(&sh->ntb->dev, 0,
 				      &smartio_shadow_pci_ops, &sh->sysdata,

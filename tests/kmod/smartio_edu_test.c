@@ -1,20 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Test driver: QEMU's edu device (PCI 1234:11e8, hw/misc/edu.c) copies
- * data into a remote segment by DMA, at the address the NTB layer's
- * smartio_segment_map_device() gives it: the data crosses the fabric with
- * no CPU copy.
+ * Test driver: QEMU's edu device (PCI 1234:11e8, hw/misc/edu.c) as a DMA
+ * master whose driver, and nothing else, moves data; no CPU copies it.
+ * Each edu gets a directory <debugfs>/smartio_edu_test/<PCI name>/:
  *
- *	echo "NODE SEGMENT OFFSET SEED" > <debugfs>/smartio_edu_test/copy
+ *	echo "NODE SEGMENT OFFSET SEED" > copy
  *
  * fills a local buffer with SMARTIO_EDU_LEN bytes of the xorshift64
  * pattern drawn from SEED (as smartio-seg's), has edu DMA it into its
  * internal buffer and from there to OFFSET of segment SEGMENT of node
- * NODE, then DMA it back: the read returns only after the posted writes
+ * NODE, at the address the NTB layer's smartio_segment_map_device() gives
+ * it, then DMA it back: the read returns only after the posted writes
  * before it are done (PCIe ordering), so the data is in place when the
  * write to "copy" returns (it fails with the error otherwise).
+ *
+ *	echo "PHYS SEED" > p2p
+ *
+ * is peer-to-peer DMA: PHYS is the CPU physical address of another
+ * device's BAR (an NVMe controller memory buffer, say), which
+ * dma_map_resource() turns into the address edu must use, whatever edu
+ * is: a local device, or a borrowed one whose DMA goes through the
+ * lender's DMA window. The CPU clears the target, edu writes the pattern
+ * there and reads it back, and the CPU then finds it in the target; the
+ * write to "p2p" fails with -EIO if any of the three differs.
  */
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
 #include <linux/iopoll.h>
@@ -40,11 +51,24 @@ struct smartio_edu {
 	void __iomem *regs;
 	void *buf;
 	dma_addr_t buf_dma;
+	struct dentry *dir;
 	struct mutex lock;
 };
 
-static struct smartio_edu *smartio_edu;
 static struct dentry *smartio_edu_dir;
+
+static void smartio_edu_pattern(u64 *words, u64 seed)
+{
+	u64 x = seed;
+	int i;
+
+	for (i = 0; i < SMARTIO_EDU_LEN / sizeof(u64); i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		words[i] = x;
+	}
+}
 
 /* One edu DMA, waiting for its end (edu runs it from a timer). */
 static int smartio_edu_dma(struct smartio_edu *edu, u64 src, u64 dst, u32 cmd)
@@ -64,16 +88,9 @@ static int smartio_edu_copy(struct smartio_edu *edu, u16 node, u32 segment,
 {
 	struct smartio_segment_conn *conn;
 	dma_addr_t seg_dma;
-	u64 *words = edu->buf, x = seed;
-	int i, ret;
+	int ret;
 
-	for (i = 0; i < SMARTIO_EDU_LEN / sizeof(u64); i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		words[i] = x;
-	}
-
+	smartio_edu_pattern(edu->buf, seed);
 	conn = smartio_segment_connect(node, segment);
 	if (IS_ERR(conn))
 		return PTR_ERR(conn);
@@ -101,22 +118,40 @@ disconnect:
 	return ret;
 }
 
+/* Parses the @nargs arguments a command written to a debugfs file holds. */
+static __scanf(4, 5) int smartio_edu_args(const char __user *ubuf,
+					   size_t count, int nargs,
+					   const char *fmt, ...)
+{
+	va_list args;
+	char *line;
+	int n;
+
+	if (count > 128)
+		return -EINVAL;
+	line = memdup_user_nul(ubuf, count);
+	if (IS_ERR(line))
+		return PTR_ERR(line);
+	va_start(args, fmt);
+	n = vsscanf(line, fmt, args);
+	va_end(args);
+	kfree(line);
+	return n == nargs ? 0 : -EINVAL;
+}
+
 static ssize_t smartio_edu_copy_write(struct file *file, const char __user *ubuf,
 				      size_t count, loff_t *ppos)
 {
 	struct smartio_edu *edu = file->private_data;
 	unsigned long long offset, seed;
 	unsigned int node, segment;
-	char line[96];
 	int ret;
 
-	if (count >= sizeof(line))
-		return -EINVAL;
-	if (copy_from_user(line, ubuf, count))
-		return -EFAULT;
-	line[count] = '\0';
-	if (sscanf(line, "%u %u %llu %llu", &node, &segment, &offset, &seed) != 4 ||
-	    !node || node > U16_MAX)
+	ret = smartio_edu_args(ubuf, count, 4, "%u %u %llu %llu", &node,
+			       &segment, &offset, &seed);
+	if (ret)
+		return ret;
+	if (!node || node > U16_MAX)
 		return -EINVAL;
 
 	mutex_lock(&edu->lock);
@@ -132,13 +167,112 @@ static const struct file_operations smartio_edu_copy_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * Does the target hold the pattern, as the CPU reads it? Writes posted to
+ * a BAR across the fabric may still be on their way (edu's read-back went
+ * to its own mapping, not necessarily the same path): give them a second.
+ */
+static bool smartio_edu_target_holds(void __iomem *target, const u64 *want)
+{
+	int tries, i;
+
+	for (tries = 0; tries < 50; tries++) {
+		for (i = 0; i < SMARTIO_EDU_LEN / sizeof(u64); i++)
+			if (readq(target + i * sizeof(u64)) != want[i])
+				break;
+		if (i == SMARTIO_EDU_LEN / sizeof(u64))
+			return true;
+		msleep(20);
+	}
+	return false;
+}
+
+static int smartio_edu_p2p(struct smartio_edu *edu, phys_addr_t phys, u64 seed)
+{
+	struct device *dev = &edu->pdev->dev;
+	void __iomem *target;
+	u64 *want;
+	dma_addr_t addr;
+	int ret;
+
+	want = kmalloc(SMARTIO_EDU_LEN, GFP_KERNEL);
+	target = ioremap(phys, SMARTIO_EDU_LEN);
+	if (!want || !target) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	addr = dma_map_resource(dev, phys, SMARTIO_EDU_LEN, DMA_BIDIRECTIONAL, 0);
+	if (dma_mapping_error(dev, addr)) {
+		ret = -EIO;
+		goto out;
+	}
+	smartio_edu_pattern(want, seed);
+	memcpy(edu->buf, want, SMARTIO_EDU_LEN);
+	memset_io(target, 0, SMARTIO_EDU_LEN);
+
+	ret = smartio_edu_dma(edu, edu->buf_dma, EDU_BUF, 0);
+	if (!ret)
+		ret = smartio_edu_dma(edu, EDU_BUF, addr, EDU_DMA_TO_RAM);
+	if (ret)
+		goto unmap;
+	/* Back through the same address, over a cleared buffer. */
+	memset(edu->buf, 0, SMARTIO_EDU_LEN);
+	ret = smartio_edu_dma(edu, addr, EDU_BUF, 0);
+	if (!ret)
+		ret = smartio_edu_dma(edu, EDU_BUF, edu->buf_dma, EDU_DMA_TO_RAM);
+	if (ret)
+		goto unmap;
+	if (memcmp(edu->buf, want, SMARTIO_EDU_LEN)) {
+		dev_err(dev, "p2p: edu read back otherwise from %pa at %pad\n",
+			&phys, &addr);
+		ret = -EIO;
+	} else if (!smartio_edu_target_holds(target, want)) {
+		dev_err(dev, "p2p: %pa does not hold what edu wrote at %pad\n",
+			&phys, &addr);
+		ret = -EIO;
+	} else {
+		dev_info(dev, "p2p: %d bytes into %pa at %pad, read back, arrived\n",
+			 SMARTIO_EDU_LEN, &phys, &addr);
+	}
+unmap:
+	dma_unmap_resource(dev, addr, SMARTIO_EDU_LEN, DMA_BIDIRECTIONAL, 0);
+out:
+	if (target)
+		iounmap(target);
+	kfree(want);
+	return ret;
+}
+
+static ssize_t smartio_edu_p2p_write(struct file *file, const char __user *ubuf,
+				     size_t count, loff_t *ppos)
+{
+	struct smartio_edu *edu = file->private_data;
+	unsigned long long phys, seed;
+	int ret;
+
+	ret = smartio_edu_args(ubuf, count, 2, "%llx %llu", &phys, &seed);
+	if (ret)
+		return ret;
+	if (!IS_ALIGNED(phys, sizeof(u64)))
+		return -EINVAL;
+
+	mutex_lock(&edu->lock);
+	ret = smartio_edu_p2p(edu, phys, seed);
+	mutex_unlock(&edu->lock);
+	return ret ?: count;
+}
+
+static const struct file_operations smartio_edu_p2p_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = smartio_edu_p2p_write,
+	.llseek = noop_llseek,
+};
+
 static int smartio_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct smartio_edu *edu;
 	int ret;
-
-	if (smartio_edu)
-		return -EBUSY;	/* one is enough for the tests */
 
 	edu = devm_kzalloc(&pdev->dev, sizeof(*edu), GFP_KERNEL);
 	if (!edu)
@@ -163,16 +297,18 @@ static int smartio_edu_probe(struct pci_dev *pdev, const struct pci_device_id *i
 	if (!edu->buf)
 		return -ENOMEM;
 
-	smartio_edu = edu;
-	debugfs_create_file("copy", 0200, smartio_edu_dir, edu,
-			    &smartio_edu_copy_fops);
+	edu->dir = debugfs_create_dir(pci_name(pdev), smartio_edu_dir);
+	debugfs_create_file("copy", 0200, edu->dir, edu, &smartio_edu_copy_fops);
+	debugfs_create_file("p2p", 0200, edu->dir, edu, &smartio_edu_p2p_fops);
+	pci_set_drvdata(pdev, edu);
 	return 0;
 }
 
 static void smartio_edu_remove(struct pci_dev *pdev)
 {
-	debugfs_lookup_and_remove("copy", smartio_edu_dir);
-	smartio_edu = NULL;
+	struct smartio_edu *edu = pci_get_drvdata(pdev);
+
+	debugfs_remove(edu->dir);
 }
 
 static const struct pci_device_id smartio_edu_ids[] = {
@@ -208,5 +344,5 @@ static void __exit smartio_edu_exit(void)
 module_init(smartio_edu_init);
 module_exit(smartio_edu_exit);
 
-MODULE_DESCRIPTION("smartio test: QEMU's edu DMAs into a remote segment");
+MODULE_DESCRIPTION("smartio test: QEMU's edu DMAs into a remote segment or another device's BAR");
 MODULE_LICENSE("GPL");

@@ -32,7 +32,7 @@ echo "node0: wrote sum $sum through the window, segment 7 holds sum $mine"
 [ "$mine" != "$zero" ] || fail "segment 7 unchanged"
 
 modprobe smartio_edu_test
-echo "2 7 1048576 4242" >/sys/kernel/debug/smartio_edu_test/copy ||
+echo "2 7 1048576 4242" >"$(edu_test_file first copy)" ||
 	fail "edu could not copy into node 2's segment 7"
 sum=$(smartio-seg pattern 4242 2048)
 mine=$(smartio-seg sum local 7 1048576 2048)

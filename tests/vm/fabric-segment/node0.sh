@@ -22,7 +22,7 @@ vmctl put sum "$sum"
 vmctl barrier checked
 
 modprobe smartio_edu_test
-echo "2 7 1048576 4242" >/sys/kernel/debug/smartio_edu_test/copy ||
+echo "2 7 1048576 4242" >"$(edu_test_file first copy)" ||
 	fail "edu could not copy into node 2's segment 7"
 dmesg | grep 'smartio_edu_test.*copied 2048 bytes to segment 7 of node 2' ||
 	fail "no copy logged"

@@ -34,6 +34,18 @@ pci_devices() {
 	return 0
 }
 
+# edu_test_file BDF FILE: the debugfs FILE (copy, p2p) through which the
+# smartio_edu_test driver has the edu function BDF move data; BDF "first"
+# names this node's first edu.
+edu_test_file() {
+	bdf=$1
+	if [ "$bdf" = first ]; then
+		bdf=$(pci_devices 0x1234 0x11e8 | head -n 1)
+		bdf=${bdf##*/}
+	fi
+	echo "/sys/kernel/debug/smartio_edu_test/$bdf/$2"
+}
+
 # as_nobody COMMAND...: COMMAND as an unprivileged user (nobody), through
 # sh -c, so that tests can check what only root may do.
 as_nobody() {

@@ -1,0 +1,54 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Peer-to-peer DMA with borrowed devices: node 1 borrows node 2's edu and
+# NVMe controller, and edu, driven by the smartio_edu_test driver, writes a
+# pattern into a controller memory buffer (an NVMe BAR) at the address
+# dma_map_resource() gives for the buffer's physical address here, reads it
+# back, and the CPU finds it there. Three ways: the borrowed edu into the
+# borrowed NVMe's buffer (both on node 2), the borrowed edu into node 1's
+# own NVMe's buffer, and node 1's own edu into the borrowed buffer. Every
+# mapping is gone from the DMA window afterwards.
+set -eu
+. ./lend.sh
+
+# bar_phys BDF N: the CPU physical address of BAR N of BDF, in hex.
+bar_phys() {
+	sed -n "$(($2 + 1))p" "/sys/bus/pci/devices/$1/resource" | cut -d' ' -f1
+}
+
+# p2p EDU TARGET SEED: EDU DMAs SEED's pattern into BAR 2 of TARGET.
+p2p() {
+	phys=$(bar_phys "$2" 2)
+	[ "$((phys))" -ne 0 ] || fail "$2 has no BAR 2"
+	echo "$phys $3" >"$(edu_test_file "$1" p2p)" ||
+		fail "edu $1 could not write into BAR 2 of $2 at $phys"
+	dmesg | grep -q "smartio_edu_test $1: p2p: 2048 bytes into $phys at .*, read back, arrived" ||
+		fail "no arrival line for $1 into $2"
+	echo "node$NODE: edu $1 wrote into BAR 2 of $2 ($phys)"
+}
+
+load_lend
+modprobe smartio_edu_test
+wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
+own_edu=$(pci_name_of 0x1234 0x11e8 "edu")
+own_nvme=$(nvme_bdf)
+vmctl barrier available
+
+pages=$(iova_pages)
+edu=$(borrow_bound 20000 smartio_edu_test)
+nvme=$(borrow_bound 20001 nvme)
+
+p2p "$edu" "$nvme" 1		# same lender
+p2p "$edu" "$own_nvme" 2	# target local to the borrower
+p2p "$own_edu" "$nvme" 3	# local source, borrowed target
+
+rmmod smartio_edu_test
+smartioctl return 20000 || fail "return 20000 failed"
+smartioctl return 20001 || fail "return 20001 failed"
+not_present "$edu" || fail "shadow edu still there"
+not_present "$nvme" || fail "shadow NVMe still there"
+[ "$(iova_pages)" = "$pages" ] ||
+	fail "DMA window holds $(iova_pages) pages after the return, $pages before"
+vmctl barrier returned
+rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
