@@ -76,8 +76,8 @@ nvme_ns_of() {
 	return 1
 }
 
-# nvme_sum DEV: checksum of the first 64 MiB of an NVMe namespace.
-nvme_sum() {
+# blockdev_sum DEV: checksum of the first 64 MiB of a block device.
+blockdev_sum() {
 	dd if="$1" bs=1M count=64 iflag=direct 2>/dev/null | md5sum
 }
 
@@ -110,7 +110,7 @@ iova_pages() {
 }
 
 # fio_run RW DEV: 20 s of 4 KiB RW (randread, randwrite) I/O, direct, queue
-# depth 16, between 64 and 192 MiB of DEV (clear of nvme_sum's data); fails
+# depth 16, between 64 and 192 MiB of DEV (clear of blockdev_sum's data); fails
 # on any I/O error.
 fio_run() {
 	out=$(fio --name="$1" --filename="$2" --rw="$1" --bs=4k --direct=1 \

@@ -16,7 +16,7 @@ bdf=$(nvme_bdf)
 ntb=$(basename "$(pci_devices 0x1234 0x4e54 | head -n 1)")
 wait_until 30 test -b /dev/nvme0n1 || fail "no NVMe block device"
 dd if=/dev/urandom of=/dev/nvme0n1 bs=1M count=64 oflag=direct 2>/dev/null
-sum=$(nvme_sum /dev/nvme0n1)
+sum=$(blockdev_sum /dev/nvme0n1)
 
 line=$(smartioctl device add "$bdf")
 echo "node$NODE: $line"
@@ -52,7 +52,7 @@ vmctl barrier listed
 smartioctl device unavailable 20000
 [ "$(driver_of "$bdf")" = nvme ] || fail "unavailable: driver $(driver_of "$bdf")"
 wait_until 30 test -b /dev/nvme0n1 || fail "no NVMe block device after unavailable"
-[ "$(nvme_sum /dev/nvme0n1)" = "$sum" ] || fail "data changed while lent"
+[ "$(blockdev_sum /dev/nvme0n1)" = "$sum" ] || fail "data changed while lent"
 
 # Forced: the open block device goes, the function is lent all the same.
 exec 3</dev/nvme0n1

@@ -29,7 +29,7 @@ dd if=/dev/urandom of=/tmp/data bs=1M count=64 2>/dev/null
 sum=$(md5sum </tmp/data)
 dd if=/tmp/data of=/dev/nvme0n1 bs=1M oflag=direct 2>/dev/null ||
 	fail "cannot write the borrowed NVMe"
-[ "$(nvme_sum /dev/nvme0n1)" = "$sum" ] || fail "borrowed NVMe reads back other data"
+[ "$(blockdev_sum /dev/nvme0n1)" = "$sum" ] || fail "borrowed NVMe reads back other data"
 fio_run randread /dev/nvme0n1
 fio_run randwrite /dev/nvme0n1
 grep -q 'smartio-MSI' /proc/interrupts || fail "no interrupt through the shadow's MSI domain"
@@ -39,6 +39,6 @@ not_present "$shadow" || fail "shadow device still there"
 [ "$(iova_pages)" = 0 ] || fail "$(iova_pages) pages left in the IOVA window"
 smartioctl device unavailable "$fdid"
 wait_until 30 test -b /dev/nvme0n1 || fail "no NVMe block device after unavailable"
-[ "$(nvme_sum /dev/nvme0n1)" = "$sum" ] || fail "the NVMe does not hold what went through its shadow"
+[ "$(blockdev_sum /dev/nvme0n1)" = "$sum" ] || fail "the NVMe does not hold what went through its shadow"
 smartioctl device remove "$fdid"
 rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio

@@ -1,14 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Node 2 lends its NVMe to node 1, gets it back, and reads what node 1
-# wrote through its own nvme driver.
+# Node 2 lends its block device controller (device.sh) to node 1, gets it
+# back, and reads what node 1 wrote through its own driver.
 set -eu
 . ./lend.sh
+. ./device.sh
 
 load_lend
+load_device
 wait_until 30 joined 1 || { show_adapters; fail "node 1 never joined"; }
-bdf=$(nvme_bdf)
+bdf=$(lent_bdf)
 smartioctl device add "$bdf"
 vmctl barrier added
 vmctl barrier tried
@@ -18,11 +20,12 @@ vmctl barrier returned
 smartioctl device list | grep -q "^20000: .* available$" ||
 	fail "not available again after the return"
 smartioctl device unavailable 20000
-wait_until 30 test -b /dev/nvme0n1 || fail "no NVMe block device after unavailable"
+[ "$(driver_of "$bdf")" = "$DEVICE_DRIVER" ] || fail "$DEVICE_DRIVER did not take $bdf back"
+wait_until 30 blockdev_of "$bdf" >/dev/null || fail "no block device after unavailable"
 sum=$(vmctl get sum)
-mine=$(nvme_sum /dev/nvme0n1)
-echo "node$NODE: node 1 wrote sum $sum, the NVMe holds $mine"
-[ "$mine" = "$sum" ] || fail "the NVMe does not hold what node 1 wrote"
+mine=$(blockdev_sum "$(blockdev_of "$bdf")")
+echo "node$NODE: node 1 wrote sum $sum, the $DEVICE holds $mine"
+[ "$mine" = "$sum" ] || fail "the $DEVICE does not hold what node 1 wrote"
 vmctl barrier checked
 vmctl barrier finished
 smartioctl device remove 20000

@@ -29,7 +29,7 @@ dd if=/tmp/data of="$dev" bs=1M oflag=direct 2>/dev/null ||
 echo "node$NODE: 64 MiB written in $(($(date +%s) - start)) s"
 rm /tmp/data
 start=$(date +%s)
-mine=$(nvme_sum "$dev")
+mine=$(blockdev_sum "$dev")
 echo "node$NODE: 64 MiB read in $(($(date +%s) - start)) s"
 echo "node$NODE: wrote sum $sum, the VF holds $mine"
 [ "$mine" = "$sum" ] || fail "the borrowed VF reads back other data"

@@ -1,0 +1,1 @@
+../lend-nvme/device.sh
