@@ -11,8 +11,7 @@ set -eu
 
 reps=5
 bench_smoke && reps=1
-load_lend
-wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
+borrower_ready
 own=$(nvme_bdf)
 wait_until 30 nvme_ns_of "$own" >/dev/null || fail "no block device for $own"
 vmctl barrier available

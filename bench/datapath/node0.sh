@@ -13,8 +13,7 @@ set -eu
 
 secs=30
 bench_smoke && secs=3
-load_lend
-wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
+borrower_ready
 vmctl barrier available
 shadow=$(borrow_bound 20000 nvme)
 wait_until 30 nvme_ns_of "$shadow" >/dev/null || fail "no block device for $shadow"

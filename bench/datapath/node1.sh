@@ -4,15 +4,10 @@
 # The lender of the data-path benchmark: lends its NVMe, and counts its
 # fabric messages, interrupts and busy CPU time while node 1 runs fio on it.
 set -eu
-# shellcheck source=../lib/result.sh
-. ./result.sh
 . ./lend.sh
 . ./counters.sh
 
-load_lend
-wait_until 30 joined 1 || { show_adapters; fail "node 1 never joined"; }
-smartioctl device add "$(nvme_bdf)"
-smartioctl device available 20000
+lend_nvme
 vmctl barrier available
 vmctl barrier borrowed
 before=$(counters)

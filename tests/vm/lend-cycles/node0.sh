@@ -19,8 +19,7 @@ usage() {
 	echo "$(sed -n 's/^  windows //p' "$adapters") iova $(iova_pages)"
 }
 
-load_lend
-wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
+borrower_ready
 vmctl barrier available
 dd if=/dev/urandom of=/tmp/data bs=1M count=1 2>/dev/null
 sum=$(md5sum </tmp/data)

@@ -5,10 +5,7 @@
 set -eu
 . ./lend.sh
 
-load_lend
-wait_until 30 joined 1 || { show_adapters; fail "node 1 never joined"; }
-smartioctl device add "$(nvme_bdf)"
-smartioctl device available 20000
+lend_nvme
 vmctl barrier available
 before=$(sed -n 's/^  windows //p' "$adapters")
 vmctl barrier cycled

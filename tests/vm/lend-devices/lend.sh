@@ -14,6 +14,21 @@ load_lend() {
 	modprobe smartio_lend
 }
 
+# lend_nvme: node 2's side of most lending tests: the modules loaded, node 1
+# joined, and this node's NVMe registered and available as fdid 20000.
+lend_nvme() {
+	load_lend
+	wait_until 30 joined 1 || { show_adapters; fail "node 1 never joined"; }
+	smartioctl device add "$(nvme_bdf)"
+	smartioctl device available 20000
+}
+
+# borrower_ready: node 1's start: the modules loaded and node 2 joined.
+borrower_ready() {
+	load_lend
+	wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
+}
+
 # pci_name_of VENDOR DEVICE WHAT: PCI name of this node's first function
 # VENDOR:DEVICE; WHAT names it in the failure when there is none.
 pci_name_of() {

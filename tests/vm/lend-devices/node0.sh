@@ -6,8 +6,7 @@
 set -eu
 . ./lend.sh
 
-load_lend
-wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
+borrower_ready
 vmctl barrier added
 list=$(smartioctl device list)
 echo "node$NODE: $list"

@@ -12,8 +12,7 @@ set -eu
 . ./lend.sh
 
 borrower_dma_window iommu
-load_lend
-wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
+borrower_ready
 vmctl barrier available
 
 line=$(smartioctl borrow 20000) || fail "borrow 20000 failed"

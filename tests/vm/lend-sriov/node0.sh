@@ -10,8 +10,7 @@ set -eu
 . ./lend.sh
 
 borrower_ntb_identity
-load_lend
-wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
+borrower_ready
 vmctl barrier available
 
 shadow=$(borrow_bound 20000 nvme)

@@ -8,8 +8,7 @@
 set -eu
 . ./lend.sh
 
-load_lend
-wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
+borrower_ready
 wait_until 30 test -b /dev/nvme1n1 || fail "no local NVMe block devices"
 vmctl barrier available
 
