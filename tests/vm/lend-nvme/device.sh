@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 # The function lent (see lend-nvme/node*.sh): the node's NVMe, whose
 # driver takes MSI-X.

@@ -55,6 +55,12 @@ fio_run randwrite "$dev"
 grep -q 'smartio-MSI' /proc/interrupts || fail "no interrupt through the shadow's MSI domain"
 kinds=$(cat /sys/bus/pci/devices/"$shadow"/msi_irqs/* | sort -u)
 [ "$kinds" = "$DEVICE_IRQ" ] || fail "the shadow's vectors are $kinds, not $DEVICE_IRQ"
+counts=
+for irq in /sys/bus/pci/devices/"$shadow"/msi_irqs/*; do
+	counts="$counts $(awk -v irq="${irq##*/}:" '$1 == irq {
+		for (i = 2; $i ~ /^[0-9]+$/; i++) n += $i; print n + 0 }' /proc/interrupts)"
+done
+echo "node$NODE: interrupts on the shadow's $DEVICE_IRQ vectors:$counts"
 
 if [ "$DMA_WINDOW" = iommu ]; then
 	pages=$(iova_pages)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Node 2 lends its block device controller (device.sh) to node 1, gets it
-# back, and reads what node 1 wrote through its own driver.
+# back, and reads what node 1 wrote through its own driver, on interrupts
+# of the kind device.sh names.
 set -eu
 . ./lend.sh
 . ./device.sh
@@ -26,6 +27,8 @@ sum=$(vmctl get sum)
 mine=$(blockdev_sum "$(blockdev_of "$bdf")")
 echo "node$NODE: node 1 wrote sum $sum, the $DEVICE holds $mine"
 [ "$mine" = "$sum" ] || fail "the $DEVICE does not hold what node 1 wrote"
+kinds=$(cat /sys/bus/pci/devices/"$bdf"/msi_irqs/* | sort -u)
+[ "$kinds" = "$DEVICE_IRQ" ] || fail "its own vectors are $kinds, not $DEVICE_IRQ"
 vmctl barrier checked
 vmctl barrier finished
 smartioctl device remove 20000

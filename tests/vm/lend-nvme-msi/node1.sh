@@ -1,0 +1,1 @@
+../lend-nvme/node1.sh
