@@ -263,19 +263,20 @@ static unsigned long smartio_iova_sg_place(unsigned long len, size_t s_len,
 
 /*
  * Unmaps the first @nents entries of @sgl, at window addresses
- * sg_dma_address() - @offset, with one IOTLB flush for them all (the
- * gather spans the range: the entries are adjacent but where a segment
- * boundary moved one on). Returns the end of the last one.
+ * sg_dma_address() - @offset, with one IOTLB flush for them all: entries
+ * adjacent in the window (all of them, but where a segment boundary moved
+ * one on) go in one call, never the holes between others. Returns the end
+ * of the last one.
  */
 static dma_addr_t smartio_iova_unmap_entries(struct smartio_iova_window *w,
 					     struct scatterlist *sgl,
 					     int nents, u64 offset)
 {
 	struct iommu_iotlb_gather gather;
+	dma_addr_t addr, start = 0;
 	unsigned long pages = 0;
 	struct scatterlist *sg;
-	dma_addr_t addr, end = 0;
-	size_t s_len;
+	size_t s_len, len = 0;
 	int i;
 
 	iommu_iotlb_gather_init(&gather);
@@ -283,13 +284,20 @@ static dma_addr_t smartio_iova_unmap_entries(struct smartio_iova_window *w,
 		addr = sg_dma_address(sg) - offset;
 		s_len = PAGE_ALIGN(offset_in_page(addr) + sg_dma_len(sg));
 		addr &= PAGE_MASK;
-		iommu_unmap_fast(w->domain, addr, s_len, &gather);
+		if (len && addr != start + len) {
+			iommu_unmap_fast(w->domain, start, len, &gather);
+			len = 0;
+		}
+		if (!len)
+			start = addr;
+		len += s_len;
 		pages += s_len >> PAGE_SHIFT;
-		end = addr + s_len;
 	}
+	if (len)
+		iommu_unmap_fast(w->domain, start, len, &gather);
 	iommu_iotlb_sync(w->domain, &gather);
 	atomic_long_sub(pages, &w->pages);
-	return end;
+	return start + len;
 }
 
 /**
@@ -304,10 +312,11 @@ static dma_addr_t smartio_iova_unmap_entries(struct smartio_iova_window *w,
  * @offset: What the device adds to a window address (its view of the
  *	window).
  *
- * Any context. One IOVA range holds the entries, one after the other,
- * each mapped on its own (its pages only), so that the list costs one
- * allocation and smartio_iova_unmap_sg() one IOTLB flush rather than one
- * per entry, as smartio_iova_map() would.
+ * Any context. One IOVA range holds the entries, one after the other, and
+ * only their pages are mapped (entries whose pages follow each other in
+ * memory and in the range, in one call, as iommu_map_sg() would), so that
+ * the list costs one allocation and smartio_iova_unmap_sg() one IOTLB
+ * flush rather than one of each per entry, as smartio_iova_map() would.
  *
  * Return: 0, or -ENOMEM when the window is full or a page table cannot be
  * allocated.
@@ -317,11 +326,11 @@ int smartio_iova_map_sg(struct smartio_iova_window *w,
 			unsigned long mask, u64 offset)
 {
 	unsigned long size = 0, len = 0, pfn, pages = 0;
+	phys_addr_t phys, run_phys = 0;
+	dma_addr_t iova, run = 0;
 	struct scatterlist *sg;
-	phys_addr_t phys;
-	dma_addr_t iova;
-	size_t s_len;
-	int i;
+	size_t s_len, run_len = 0;
+	int i, run_first = 0;
 
 	for_each_sg(sgl, sg, nents, i) {
 		s_len = PAGE_ALIGN(offset_in_page(sg_phys(sg)) + sg->length);
@@ -333,27 +342,42 @@ int smartio_iova_map_sg(struct smartio_iova_window *w,
 		return -ENOMEM;
 	iova = (dma_addr_t)pfn << PAGE_SHIFT;
 
-	len = 0;
+	/* A run: entries contiguous in memory and in the range, unmapped. */
 	for_each_sg(sgl, sg, nents, i) {
 		phys = sg_phys(sg);
 		s_len = PAGE_ALIGN(offset_in_page(phys) + sg->length);
 		len = smartio_iova_sg_place(len, s_len, mask);
-		if (iommu_map_atomic(w->domain, iova + len,
-				     phys & PAGE_MASK, s_len, prot)) {
-			if (i) {
-				atomic_long_add(pages, &w->pages);
-				smartio_iova_unmap_entries(w, sgl, i, offset);
-			}
-			free_iova_fast(&w->iovad, pfn, size >> PAGE_SHIFT);
-			return -ENOMEM;
+		if (run_len && (iova + len != run + run_len ||
+				(phys & PAGE_MASK) != run_phys + run_len)) {
+			if (iommu_map_atomic(w->domain, run, run_phys, run_len,
+					     prot))
+				goto err;
+			pages += run_len >> PAGE_SHIFT;
+			run_len = 0;
 		}
+		if (!run_len) {
+			run = iova + len;
+			run_phys = phys & PAGE_MASK;
+			run_first = i;
+		}
+		run_len += s_len;
 		sg->dma_address = iova + len + offset_in_page(phys) + offset;
 		sg_dma_len(sg) = sg->length;
 		len += s_len;
-		pages += s_len >> PAGE_SHIFT;
 	}
-	atomic_long_add(pages, &w->pages);
+	if (iommu_map_atomic(w->domain, run, run_phys, run_len, prot))
+		goto err;
+	atomic_long_add(pages + (run_len >> PAGE_SHIFT), &w->pages);
 	return 0;
+
+err:
+	/* The runs before this one are mapped. */
+	if (run_first) {
+		atomic_long_add(pages, &w->pages);
+		smartio_iova_unmap_entries(w, sgl, run_first, offset);
+	}
+	free_iova_fast(&w->iovad, pfn, size >> PAGE_SHIFT);
+	return -ENOMEM;
 }
 EXPORT_SYMBOL_GPL(smartio_iova_map_sg);
 
