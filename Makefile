@@ -4,8 +4,10 @@
 #
 #   make            kernel modules (against KDIR) and userspace programs
 #   make check      install dependencies, build for the reference kernel and
-#                   run every test: unit, style, VM; ends "N passed, N failed"
+#                   run every test: unit, style, VM, benchmark smoke runs;
+#                   ends "N passed, N failed"
 #   make demo       install dependencies and run the emulated 2-node cluster
+#   make bench      the benchmarks: bench/RESULTS.md and bench/plots/
 #   make install    install modules (into KDIR's kernel) and programs
 #
 # KDIR defaults to the running kernel's build tree and, where that is absent
@@ -48,7 +50,7 @@ programs := $(BUILD)/bin/smartioctl $(BUILD)/bin/smartio-genl-send \
 unit := $(BUILD)/tests/unit/smartio-unit
 
 
-.PHONY: all ntb-core modules programs unit deps check demo vm-image install clean
+.PHONY: all ntb-core modules programs unit deps check demo bench vm-image install clean
 
 all: modules programs unit
 
@@ -117,6 +119,11 @@ check: vm-image
 
 demo: vm-image
 	tests/vm/run --console scripts/demo
+
+# The benchmarks (not part of check, which runs each once, tiny): they
+# rewrite bench/RESULTS.md and bench/plots/.
+bench: vm-image
+	bench/run
 
 install: all
 	$(MAKE) -C $(KDIR) $(KBUILD_OPTS) INSTALL_MOD_DIR=extra modules_install

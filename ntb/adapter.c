@@ -767,6 +767,9 @@ static int smartio_adapters_show(struct seq_file *s, void *unused)
 			seq_printf(s, "  peer %d port %d node %u %s\n", pidx,
 				   peer->port, peer->node_id,
 				   smartio_peer_state_names[peer->state]);
+			seq_printf(s, "    messages sent %llu received %llu\n",
+				   READ_ONCE(peer->chan.tx_count),
+				   READ_ONCE(peer->chan.rx_count));
 		}
 		mutex_unlock(&ad->lock);
 		smartio_windows_show(s, ad);

@@ -308,6 +308,7 @@ static int smartio_msg_send_locked(struct smartio_adapter *ad,
 	iowrite32(slot.next_head, chan->win + SMARTIO_MSG_AREA_HEAD);
 	chan->tx_head = slot.next_head;
 	chan->tx_seq++;
+	WRITE_ONCE(chan->tx_count, chan->tx_count + 1);
 	ntb_peer_db_set(ad->ntb, SMARTIO_DB_MSG);
 
 	return 0;
@@ -529,6 +530,7 @@ static void smartio_msg_rx_one(struct smartio_adapter *ad,
 				    ad->index, peer->node_id, m.seq,
 				    chan->rx_seq);
 	chan->rx_seq = m.seq + 1;
+	WRITE_ONCE(chan->rx_count, chan->rx_count + 1);
 
 	if (m.kind == SMARTIO_MSG_RESPONSE)
 		smartio_msg_deliver(ad, peer, &m);

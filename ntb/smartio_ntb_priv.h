@@ -59,6 +59,8 @@ struct smartio_msg_pending {
  * @rx_tail: Consumer counter of our receive ring.
  * @rx_seq: Sequence number the next received message must carry.
  * @rx_resp: Payload of the response to the request being served.
+ * @rx_count: Messages received since the module loaded, for benchmarks
+ *	(a data path without software must not move it).
  * @lock: Protects the fields below; a spinlock so that events can be
  *	posted from atomic context.
  * @up: The peer is joined and the channel usable.
@@ -68,6 +70,7 @@ struct smartio_msg_pending {
  * @tx_buf: Where a record is encoded before it is copied to @win.
  * @wait: Woken when a pending entry or ring space may have freed up.
  * @pending: Requests waiting for their response.
+ * @tx_count: Messages sent since the module loaded.
  */
 struct smartio_msg_chan {
 	void *area;
@@ -79,6 +82,7 @@ struct smartio_msg_chan {
 	u32 rx_tail;
 	u32 rx_seq;
 	u8 rx_resp[SMARTIO_MSG_MAX_PAYLOAD];
+	u64 rx_count;
 
 	spinlock_t lock;
 	bool up;
@@ -88,6 +92,7 @@ struct smartio_msg_chan {
 	u8 tx_buf[SMARTIO_RING_HDR_LEN + SMARTIO_MSG_MAX_LEN];
 	wait_queue_head_t wait;
 	struct smartio_msg_pending pending[SMARTIO_MSG_INFLIGHT];
+	u64 tx_count;
 };
 
 /* Slot key of slots whose peer left (see window.c). */

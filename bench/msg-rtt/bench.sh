@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 #
-# What both nodes of the messaging benchmark need: the guest test library
-# and the fabric up.
+# What the benchmarks' nodes share: the guest test library, the fabric up,
+# and how to report.
 
 # shellcheck source=../../tests/vm/guest/testlib.sh
 . /usr/local/lib/vmtest/testlib.sh
+# shellcheck source=../lib/result.sh
+. ./result.sh
 
 joined() {
 	grep -q "^  peer [0-9]* port [0-9]* node $1 joined\$" /sys/kernel/debug/smartio/adapters

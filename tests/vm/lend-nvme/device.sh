@@ -1,9 +1,9 @@
 # shellcheck shell=sh
 # The function lent (see lend-nvme/node*.sh): the node's NVMe, whose
 # driver takes MSI-X.
-DEVICE=NVMe
-DEVICE_DRIVER=nvme
-DEVICE_IRQ=msix
+export DEVICE=NVMe
+export DEVICE_DRIVER=nvme
+export DEVICE_IRQ=msix
 
 # lent_bdf: PCI name of the function to lend.
 lent_bdf() {

@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# What the data-path benchmark counts on a node, as "NAME VALUE" lines:
+# fabric control messages (sent and received, all peers: smartio_ntb's
+# counters), interrupts of the NTB's vectors, all device interrupts
+# (numbered lines of /proc/interrupts, on every CPU), and busy CPU time
+# (every state but idle and iowait) in ms.
+counters() {
+	awk '/^    messages sent/ { m += $3 + $5 } END { print "messages", m + 0 }' \
+		/sys/kernel/debug/smartio/adapters
+	awk 'NR > 1 && $1 ~ /^[0-9]+:$/ {
+		n = 0
+		for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i
+		all += n
+		if ($NF ~ /-(db[0-9]+|link)$/) ntb += n
+	} END { print "ntb_irqs", ntb + 0; print "device_irqs", all + 0 }' /proc/interrupts
+	# USER_HZ is 100: a tick is 10 ms.
+	awk '$1 == "cpu" { print "cpu_ms", ($2 + $3 + $4 + $7 + $8 + $9) * 10 }' /proc/stat
+}
+
+# counter_delta BEFORE AFTER NAME: how much counter NAME grew.
+counter_delta() {
+	b=$(echo "$1" | awk -v n="$3" '$1 == n { print $2 }')
+	a=$(echo "$2" | awk -v n="$3" '$1 == n { print $2 }')
+	echo $((a - b))
+}
