@@ -2,10 +2,13 @@
 # shellcheck shell=sh
 #
 # What both nodes of the DMA-map benchmark need: the lending modules and
-# helpers (lend.sh), and the benchmark module's debugfs file.
+# helpers (lend.sh), how to report, and the benchmark module's debugfs
+# file.
 
 # shellcheck source=../../tests/vm/lend-devices/lend.sh
 . ./lend.sh
+# shellcheck source=../lib/result.sh
+. ./result.sh
 
 bench_file=/sys/kernel/debug/smartio_dma_bench/run
 

@@ -4,24 +4,22 @@
 # Benchmark: ns per DMA map+unmap through a borrowed NVMe's shadow device
 # (smartio's dma_map_ops, pages mapped into the NTB's IOVA window) and
 # through this node's own NVMe (the kernel's iommu-dma, same IOMMU), for
-# one 4 KiB page and a 64 KiB scatterlist of 16 pages (README.md says
-# what each path does). Node 1 borrows node 2's NVMe in IOMMU mode; both
-# devices are measured in each of $rounds rounds, alternately, the order
+# one 4 KiB page and a 64 KiB scatterlist of 16 pages (about.md says what
+# each path does). Node 1 borrows node 2's NVMe in IOMMU mode; both
+# devices are measured in each of three rounds, alternately, the order
 # swapped every round; each metric is the median of its rounds. Prints
-# "result: dma-map/METRIC VALUE UNIT" lines; fails only if a map fails,
-# the borrow does, or pages are left in the IOVA window.
+# "result:" lines; fails only if a map fails, the borrow does, or pages
+# are left in the IOVA window.
 set -eu
 # shellcheck source=bench.sh
 . ./bench.sh
 
-# bench.smoke=1 on the kernel command line: a run of seconds, for a smoke
-# test; else a few seconds per measurement under TCG.
-if grep -qw 'bench.smoke=1' /proc/cmdline; then
+# A few seconds per measurement under TCG; a smoke run takes seconds.
+page_count=1000000
+sg_count=200000
+if bench_smoke; then
 	page_count=200
 	sg_count=200
-else
-	page_count=1000000
-	sg_count=200000
 fi
 rounds=3
 
@@ -72,12 +70,11 @@ for kind in page sg64k; do
 	s=$(median $(rounds_of $kind shadow))
 	# shellcheck disable=SC2046
 	n=$(median $(rounds_of $kind native))
-	r=$(ratio "$s" "$n")
-	echo "result: dma-map/$kind-shadow-ns $s ns"
-	echo "result: dma-map/$kind-native-ns $n ns"
-	echo "result: dma-map/$kind-ratio $r x"
-	echo "bench: dma-map: $kind: shadow $s ns, native $n ns, ratio $r" \
-		"(rounds: shadow $(rounds_of $kind shadow)native $(rounds_of $kind native))"
+	result "dma-map/$kind-shadow-ns" "$s" ns
+	result "dma-map/$kind-native-ns" "$n" ns
+	result "dma-map/$kind-ratio" "$(ratio "$s" "$n")" x
+	echo "node$NODE: $kind rounds: shadow $(rounds_of $kind shadow)native" \
+		"$(rounds_of $kind native)"
 done
 
 smartioctl return 20000 || fail "return 20000 failed"
