@@ -360,33 +360,58 @@ static void smartio_shadow_unmap_page(struct device *dev, dma_addr_t addr,
 	smartio_shadow_unmap(dev, addr, size);
 }
 
+/*
+ * The window's addresses as the device sees them: where the lender's
+ * DMA window onto us puts our range.
+ */
+static u64 smartio_shadow_dma_offset(const struct smartio_shadow *sh)
+{
+	return sh->dma_base - sh->dma_addr;
+}
+
 static void smartio_shadow_unmap_sg(struct device *dev,
 				    struct scatterlist *sgl, int nents,
 				    enum dma_data_direction dir,
 				    unsigned long attrs)
 {
-	struct scatterlist *sg;
-	int i;
+	struct smartio_shadow *sh = smartio_shadow_of(dev);
 
-	for_each_sg(sgl, sg, nents, i)
-		smartio_shadow_unmap(dev, sg_dma_address(sg), sg_dma_len(sg));
+	/* All of RAM in the window: nothing was mapped. */
+	if (sh->iova)
+		smartio_iova_unmap_sg(sh->iova, sgl, nents,
+				      smartio_shadow_dma_offset(sh));
 }
 
+/*
+ * Through the IOVA window, the list takes one range of it and costs one
+ * IOTLB flush when unmapped, rather than one per entry; the range lies in
+ * our range of the lender's window (the two are the IOVA window). The
+ * entries keep their own addresses, never merged.
+ */
 static int smartio_shadow_map_sg(struct device *dev, struct scatterlist *sgl,
 				 int nents, enum dma_data_direction dir,
 				 unsigned long attrs)
 {
+	struct smartio_shadow *sh = smartio_shadow_of(dev);
 	int prot = smartio_shadow_prot(dir);
 	struct scatterlist *sg;
-	int i;
+	int i, ret;
 
+	if (nents <= 0)
+		return -EINVAL;
+	if (READ_ONCE(sh->lost))
+		return -EIO;
+	if (sh->iova) {
+		ret = smartio_iova_map_sg(sh->iova, sgl, nents, prot,
+					  dma_get_seg_boundary(dev),
+					  smartio_shadow_dma_offset(sh));
+		return ret ?: nents;
+	}
 	for_each_sg(sgl, sg, nents, i) {
 		sg->dma_address = smartio_shadow_map(dev, sg_phys(sg),
 						     sg->length, prot);
-		if (sg->dma_address == DMA_MAPPING_ERROR) {
-			smartio_shadow_unmap_sg(dev, sgl, i, dir, attrs);
+		if (sg->dma_address == DMA_MAPPING_ERROR)
 			return -EIO;
-		}
 		sg_dma_len(sg) = sg->length;
 	}
 	return nents;

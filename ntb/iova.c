@@ -19,6 +19,7 @@
 #include <linux/iova.h>
 #include <linux/kref.h>
 #include <linux/pci.h>
+#include <linux/scatterlist.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
@@ -243,3 +244,160 @@ void smartio_iova_unmap(struct smartio_iova_window *w, dma_addr_t addr,
 	atomic_long_sub(pages, &w->pages);
 }
 EXPORT_SYMBOL_GPL(smartio_iova_unmap);
+
+/*
+ * Where an entry of @s_len bytes (whole pages) goes in a scatterlist's
+ * range, the entries before it taking @len: next, or at the next multiple
+ * of @mask + 1 if it would cross one there. The range is aligned to the
+ * power of two its size rounds up to (alloc_iova_fast()), so it starts on
+ * such a multiple whenever it is larger than one (as iommu-dma lays out
+ * its scatterlists).
+ */
+static unsigned long smartio_iova_sg_place(unsigned long len, size_t s_len,
+					   unsigned long mask)
+{
+	unsigned long pad = (mask - len + 1) & mask;
+
+	return pad && pad < s_len ? len + pad : len;
+}
+
+/*
+ * Unmaps the first @nents entries of @sgl, at window addresses
+ * sg_dma_address() - @offset, with one IOTLB flush for them all: entries
+ * adjacent in the window (all of them, but where a segment boundary moved
+ * one on) go in one call, never the holes between others. Returns the end
+ * of the last one.
+ */
+static dma_addr_t smartio_iova_unmap_entries(struct smartio_iova_window *w,
+					     struct scatterlist *sgl,
+					     int nents, u64 offset)
+{
+	struct iommu_iotlb_gather gather;
+	dma_addr_t addr, start = 0;
+	unsigned long pages = 0;
+	struct scatterlist *sg;
+	size_t s_len, len = 0;
+	int i;
+
+	iommu_iotlb_gather_init(&gather);
+	for_each_sg(sgl, sg, nents, i) {
+		addr = sg_dma_address(sg) - offset;
+		s_len = PAGE_ALIGN(offset_in_page(addr) + sg_dma_len(sg));
+		addr &= PAGE_MASK;
+		if (len && addr != start + len) {
+			iommu_unmap_fast(w->domain, start, len, &gather);
+			len = 0;
+		}
+		if (!len)
+			start = addr;
+		len += s_len;
+		pages += s_len >> PAGE_SHIFT;
+	}
+	if (len)
+		iommu_unmap_fast(w->domain, start, len, &gather);
+	iommu_iotlb_sync(w->domain, &gather);
+	atomic_long_sub(pages, &w->pages);
+	return start + len;
+}
+
+/**
+ * smartio_iova_map_sg() - Map a scatterlist into an IOVA window, in one range.
+ * @w: The window.
+ * @sgl: The list. Each entry's DMA address is set to the inbound address
+ *	of its first byte plus @offset, its DMA length to its length.
+ * @nents: Its entries, at least one.
+ * @prot: As for smartio_iova_map().
+ * @mask: The device's segment boundary mask (dma_get_seg_boundary()): no
+ *	entry's pages cross a multiple of @mask + 1 in the window.
+ * @offset: What the device adds to a window address (its view of the
+ *	window).
+ *
+ * Any context. One IOVA range holds the entries, one after the other, and
+ * only their pages are mapped (entries whose pages follow each other in
+ * memory and in the range, in one call, as iommu_map_sg() would), so that
+ * the list costs one allocation and smartio_iova_unmap_sg() one IOTLB
+ * flush rather than one of each per entry, as smartio_iova_map() would.
+ *
+ * Return: 0, or -ENOMEM when the window is full or a page table cannot be
+ * allocated.
+ */
+int smartio_iova_map_sg(struct smartio_iova_window *w,
+			struct scatterlist *sgl, int nents, int prot,
+			unsigned long mask, u64 offset)
+{
+	unsigned long size = 0, len = 0, pfn, pages = 0;
+	phys_addr_t phys, run_phys = 0;
+	dma_addr_t iova, run = 0;
+	struct scatterlist *sg;
+	size_t s_len, run_len = 0;
+	int i, run_first = 0;
+
+	for_each_sg(sgl, sg, nents, i) {
+		s_len = PAGE_ALIGN(offset_in_page(sg_phys(sg)) + sg->length);
+		size = smartio_iova_sg_place(size, s_len, mask) + s_len;
+	}
+	pfn = alloc_iova_fast(&w->iovad, size >> PAGE_SHIFT,
+			      (w->base + w->size - 1) >> PAGE_SHIFT, true);
+	if (!pfn)
+		return -ENOMEM;
+	iova = (dma_addr_t)pfn << PAGE_SHIFT;
+
+	/* A run: entries contiguous in memory and in the range, unmapped. */
+	for_each_sg(sgl, sg, nents, i) {
+		phys = sg_phys(sg);
+		s_len = PAGE_ALIGN(offset_in_page(phys) + sg->length);
+		len = smartio_iova_sg_place(len, s_len, mask);
+		if (run_len && (iova + len != run + run_len ||
+				(phys & PAGE_MASK) != run_phys + run_len)) {
+			if (iommu_map_atomic(w->domain, run, run_phys, run_len,
+					     prot))
+				goto err;
+			pages += run_len >> PAGE_SHIFT;
+			run_len = 0;
+		}
+		if (!run_len) {
+			run = iova + len;
+			run_phys = phys & PAGE_MASK;
+			run_first = i;
+		}
+		run_len += s_len;
+		sg->dma_address = iova + len + offset_in_page(phys) + offset;
+		sg_dma_len(sg) = sg->length;
+		len += s_len;
+	}
+	if (iommu_map_atomic(w->domain, run, run_phys, run_len, prot))
+		goto err;
+	atomic_long_add(pages + (run_len >> PAGE_SHIFT), &w->pages);
+	return 0;
+
+err:
+	/* The runs before this one are mapped. */
+	if (run_first) {
+		atomic_long_add(pages, &w->pages);
+		smartio_iova_unmap_entries(w, sgl, run_first, offset);
+	}
+	free_iova_fast(&w->iovad, pfn, size >> PAGE_SHIFT);
+	return -ENOMEM;
+}
+EXPORT_SYMBOL_GPL(smartio_iova_map_sg);
+
+/**
+ * smartio_iova_unmap_sg() - Undo smartio_iova_map_sg().
+ * @w: The window.
+ * @sgl: The list it mapped.
+ * @nents: As given to it.
+ * @offset: As given to it.
+ *
+ * Any context. Peers' accesses to the list's pages fault once this
+ * returns: the IOTLB is flushed before the range is free again.
+ */
+void smartio_iova_unmap_sg(struct smartio_iova_window *w,
+			   struct scatterlist *sgl, int nents, u64 offset)
+{
+	dma_addr_t start = (sg_dma_address(sgl) - offset) & PAGE_MASK;
+	dma_addr_t end = smartio_iova_unmap_entries(w, sgl, nents, offset);
+
+	free_iova_fast(&w->iovad, start >> PAGE_SHIFT,
+		       (end - start) >> PAGE_SHIFT);
+}
+EXPORT_SYMBOL_GPL(smartio_iova_unmap_sg);

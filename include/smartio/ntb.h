@@ -79,6 +79,7 @@ struct smartio_grant *smartio_node_grant(u16 node_id, u64 addr, u64 size);
 void smartio_node_revoke(struct smartio_grant *g);
 
 struct smartio_iova_window;
+struct scatterlist;
 
 struct smartio_iova_window *smartio_iova_window_get(u16 node_id, u64 *base,
 						    u64 *size);
@@ -87,6 +88,11 @@ dma_addr_t smartio_iova_map(struct smartio_iova_window *w, phys_addr_t phys,
 			    size_t size, int prot);
 void smartio_iova_unmap(struct smartio_iova_window *w, dma_addr_t addr,
 			size_t size);
+int smartio_iova_map_sg(struct smartio_iova_window *w,
+			struct scatterlist *sgl, int nents, int prot,
+			unsigned long mask, u64 offset);
+void smartio_iova_unmap_sg(struct smartio_iova_window *w,
+			   struct scatterlist *sgl, int nents, u64 offset);
 
 struct smartio_segment_conn;
 

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# What both nodes of the DMA-map benchmark need: the lending modules and
+# helpers (lend.sh), how to report, and the benchmark module's debugfs
+# file.
+
+# shellcheck source=../../tests/vm/lend-devices/lend.sh
+. ./lend.sh
+# shellcheck source=../lib/result.sh
+. ./result.sh
+
+bench_file=/sys/kernel/debug/smartio_dma_bench/run
+
+# dma_bench BDF KIND COUNT: mean ns per map+unmap of KIND (page, sg64k)
+# through BDF's DMA ops, over COUNT iterations (smartio_dma_bench.c); the
+# module's whole line goes to stderr.
+dma_bench() {
+	echo "$1 $2 $3" >"$bench_file" || fail "dma_bench $*: failed"
+	line=$(cat "$bench_file")
+	echo "node$NODE: $2 $1: $line" >&2
+	ns=$(echo "$line" | sed -n 's/^ns_per_op \([0-9]*\) .*/\1/p')
+	[ -n "$ns" ] || fail "dma_bench $*: no result in '$line'"
+	echo "$ns"
+}
+
+# median N...: the median of integers (the lower middle one of an even
+# count).
+median() {
+	printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"
+}
+
+# ratio A B: A / B with two decimals.
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f\n", a / b }'
+}

@@ -1,0 +1,85 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Benchmark: ns per DMA map+unmap through a borrowed NVMe's shadow device
+# (smartio's dma_map_ops, pages mapped into the NTB's IOVA window) and
+# through this node's own NVMe (the kernel's iommu-dma, same IOMMU), for
+# one 4 KiB page and a 64 KiB scatterlist of 16 pages (about.md says what
+# each path does). Node 1 borrows node 2's NVMe in IOMMU mode; both
+# devices are measured in each of three rounds, alternately, the order
+# swapped every round; each metric is the median of its rounds. Prints
+# "result:" lines; fails only if a map fails, the borrow does, or pages
+# are left in the IOVA window.
+set -eu
+# shellcheck source=bench.sh
+. ./bench.sh
+
+# A few seconds per measurement under TCG; a smoke run takes seconds.
+page_count=1000000
+sg_count=200000
+if bench_smoke; then
+	page_count=200
+	sg_count=200
+fi
+rounds=3
+
+load_lend
+modprobe smartio_dma_bench
+[ "$(iova_pages)" = 0 ] || fail "no empty IOVA window: $(iova_pages)"
+wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
+
+# The local NVMe, named before the borrow brings a second one.
+native=$(nvme_bdf)
+[ "$(driver_of "$native")" = nvme ] || fail "nvme did not bind to $native"
+vmctl barrier available
+shadow=$(borrow_bound 20000 nvme)
+# Both drivers done probing (their DMA masks set, controllers idle).
+wait_until 30 nvme_ns_of "$native" >/dev/null || fail "no block device for $native"
+wait_until 30 nvme_ns_of "$shadow" >/dev/null || fail "no block device for $shadow"
+echo "node$NODE: shadow $shadow, native $native; $rounds rounds of" \
+	"$page_count page and $sg_count sg64k map+unmaps each"
+pages=$(iova_pages)
+
+# One file per metric, /tmp/dma-map/KIND-WHICH: its rounds' ns, a line each.
+rm -rf /tmp/dma-map
+mkdir /tmp/dma-map
+round=1
+while [ $round -le $rounds ]; do
+	order="shadow native"
+	[ $((round % 2)) = 1 ] || order="native shadow"
+	for kind in page sg64k; do
+		count=$page_count
+		[ $kind = page ] || count=$sg_count
+		for which in $order; do
+			bdf=$shadow
+			[ "$which" = shadow ] || bdf=$native
+			dma_bench "$bdf" $kind $count >>"/tmp/dma-map/$kind-$which"
+		done
+	done
+	round=$((round + 1))
+done
+
+[ "$(iova_pages)" = "$pages" ] ||
+	fail "$(iova_pages) pages in the IOVA window after the runs, $pages before"
+# rounds_of KIND WHICH: the metric's rounds, on one line.
+rounds_of() {
+	tr '\n' ' ' <"/tmp/dma-map/$1-$2"
+}
+for kind in page sg64k; do
+	# shellcheck disable=SC2046 # one argument per round
+	s=$(median $(rounds_of $kind shadow))
+	# shellcheck disable=SC2046
+	n=$(median $(rounds_of $kind native))
+	result "dma-map/$kind-shadow-ns" "$s" ns
+	result "dma-map/$kind-native-ns" "$n" ns
+	result "dma-map/$kind-ratio" "$(ratio "$s" "$n")" x
+	echo "node$NODE: $kind rounds: shadow $(rounds_of $kind shadow)native" \
+		"$(rounds_of $kind native)"
+done
+
+smartioctl return 20000 || fail "return 20000 failed"
+not_present "$shadow" || fail "shadow device still there"
+[ "$(iova_pages)" = 0 ] || fail "$(iova_pages) pages left in the IOVA window"
+vmctl barrier returned
+vmctl barrier finished
+rmmod smartio_dma_bench smartio_lend smartio_ntb ntb_hw_smartio smartio
