@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Benchmark: a borrowed NVMe against a local one, the same emulated model in
-# the same VM, side by side: fio 4 KiB random reads, sync engine at queue
+# the same VM (pair.sh: lent by another VM or, in nvme-loopback, by this
+# one through a loopback cable), side by side: fio 4 KiB random reads, sync engine at queue
 # depth 1 (a DMA map per I/O), then libaio at queue depth 32, each on the
 # local and on the borrowed controller in turn; IOPS, median and p99
 # completion latency, and borrowed/local ratios (about.md).
@@ -10,17 +11,11 @@ set -eu
 # shellcheck source=../lib/result.sh
 . ./result.sh
 . ./lend.sh
+. ./pair.sh
 
 secs=20
 bench_smoke && secs=2
-borrower_ready
-own=$(nvme_bdf)
-wait_until 30 nvme_ns_of "$own" >/dev/null || fail "no block device for $own"
-vmctl barrier available
-shadow=$(borrow_bound 20000 nvme)
-wait_until 30 nvme_ns_of "$shadow" >/dev/null || fail "no block device for $shadow"
-local_dev=$(nvme_ns_of "$own")
-borrowed_dev=$(nvme_ns_of "$shadow")
+nvme_pair
 
 # json_first KEY: the first number of "KEY" : N in fio's JSON (the read
 # side's, which fio prints first).
@@ -53,16 +48,15 @@ for mode in sync:1 libaio:32; do
 	# shellcheck disable=SC2086 # three numbers each
 	set -- $l $b
 	echo "node$NODE: $tag: local $1 IOPS p50 $2 us p99 $3 us; borrowed $4 IOPS p50 $5 us p99 $6 us"
-	result "nvme/$tag-local-iops" "$1" 1/s
-	result "nvme/$tag-borrowed-iops" "$4" 1/s
-	result "nvme/$tag-iops-ratio" "$(ratio "$4" "$1")" x
-	result "nvme/$tag-local-p50-us" "$2" us
-	result "nvme/$tag-borrowed-p50-us" "$5" us
-	result "nvme/$tag-p50-ratio" "$(ratio "$5" "$2")" x
-	result "nvme/$tag-local-p99-us" "$3" us
-	result "nvme/$tag-borrowed-p99-us" "$6" us
-	result "nvme/$tag-p99-ratio" "$(ratio "$6" "$3")" x
+	result "$bench/$tag-local-iops" "$1" 1/s
+	result "$bench/$tag-borrowed-iops" "$4" 1/s
+	result "$bench/$tag-iops-ratio" "$(ratio "$4" "$1")" x
+	result "$bench/$tag-local-p50-us" "$2" us
+	result "$bench/$tag-borrowed-p50-us" "$5" us
+	result "$bench/$tag-p50-ratio" "$(ratio "$5" "$2")" x
+	result "$bench/$tag-local-p99-us" "$3" us
+	result "$bench/$tag-borrowed-p99-us" "$6" us
+	result "$bench/$tag-p99-ratio" "$(ratio "$6" "$3")" x
 done
 
-smartioctl return 20000 || fail "return failed"
-vmctl barrier returned
+nvme_unpair

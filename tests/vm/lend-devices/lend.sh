@@ -29,6 +29,14 @@ borrower_ready() {
 	wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
 }
 
+# loopback_ready: a loopback node's start (two ports of its NTB cabled to
+# each other): the modules loaded and each port joined the other.
+loopback_ready() {
+	load_lend
+	wait_until 30 test "$(grep -c "^  peer .* joined$" "$adapters")" = 2 ||
+		{ show_adapters; fail "the two ports never joined each other"; }
+}
+
 # pci_name_of VENDOR DEVICE WHAT: PCI name of this node's first function
 # VENDOR:DEVICE; WHAT names it in the failure when there is none.
 pci_name_of() {

@@ -10,9 +10,7 @@ set -eu
 . ./lend.sh
 
 borrower_dma_window iommu
-load_lend
-wait_until 30 test "$(grep -c "^  peer .* joined$" "$adapters")" = 2 ||
-	{ show_adapters; fail "the two ports never joined each other"; }
+loopback_ready
 bdf=$(nvme_bdf)
 smartioctl device add "$bdf"
 fdid=$(smartioctl device list | sed -n "s/^\([0-9a-f]*\): $bdf .*/\1/p")

@@ -1,0 +1,1 @@
+../nvme/node0.sh
