@@ -15,6 +15,8 @@ echo "$list" | grep -q "^20000: .* \[1b36:0010\] class 010802 node 2 unavailable
 expect_error ENOENT smartioctl device show 20001
 expect_error EHOSTUNREACH smartioctl device show 70000
 expect_error EXDEV smartioctl device available 20000
+# Node 2 keeps the device unavailable until here.
+vmctl barrier seen
 
 vmctl barrier available
 smartioctl device show 20000 | grep -q " node 2 available$" ||

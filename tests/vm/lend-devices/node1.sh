@@ -32,6 +32,8 @@ list=$(smartioctl device list 2>&1) || fail "device list: $list"
 expect_error EALREADY smartioctl device unavailable 20000
 expect_error ENOENT smartioctl device available 20001
 vmctl barrier added
+# Node 1 has seen it unavailable.
+vmctl barrier seen
 
 # In use: an open block device holds its driver.
 exec 3</dev/nvme0n1
