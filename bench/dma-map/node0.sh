@@ -7,9 +7,10 @@
 # one 4 KiB page and a 64 KiB scatterlist of 16 pages (about.md says what
 # each path does). Node 1 borrows node 2's NVMe in IOMMU mode; both
 # devices are measured in each of three rounds, alternately, the order
-# swapped every round; each metric is the median of its rounds. Prints
-# "result:" lines; fails only if a map fails, the borrow does, or pages
-# are left in the IOVA window.
+# swapped every round: with the native domain lazy (the kernel's
+# default), then with it strict, as the shadow's always is. Each metric is
+# the median of its rounds. Prints "result:" lines; fails only if a map
+# fails, the borrow does, or pages are left in the IOVA window.
 set -eu
 # shellcheck source=bench.sh
 . ./bench.sh
@@ -40,41 +41,75 @@ echo "node$NODE: shadow $shadow, native $native; $rounds rounds of" \
 	"$page_count page and $sg_count sg64k map+unmaps each"
 pages=$(iova_pages)
 
-# One file per metric, /tmp/dma-map/KIND-WHICH: its rounds' ns, a line each.
+# measure_rounds MODE: the rounds, native's domain in MODE (lazy, strict);
+# one file per metric, /tmp/dma-map/KIND-WHICH-MODE: its rounds' ns, a
+# line each.
+measure_rounds() {
+	round=1
+	while [ $round -le $rounds ]; do
+		order="shadow native"
+		[ $((round % 2)) = 1 ] || order="native shadow"
+		for kind in page sg64k; do
+			count=$page_count
+			[ $kind = page ] || count=$sg_count
+			for which in $order; do
+				bdf=$shadow
+				[ "$which" = shadow ] || bdf=$native
+				dma_bench "$bdf" $kind $count >>"/tmp/dma-map/$kind-$which-$1"
+			done
+		done
+		round=$((round + 1))
+	done
+}
+
+# native_domain TYPE: the local NVMe's IOMMU domain made TYPE (DMA-FQ:
+# lazy, the reference kernel's default; DMA: strict), which Linux allows
+# only with no driver bound in the group.
+native_domain() {
+	group=/sys/bus/pci/devices/$native/iommu_group
+	for dev in "$group"/devices/*; do
+		[ ! -e "$dev/driver" ] || echo "${dev##*/}" >"$dev/driver/unbind"
+	done
+	echo "$1" >"$group/type" || fail "cannot make $native's domain $1"
+	echo "$native" >/sys/bus/pci/drivers/nvme/bind
+	wait_until 30 nvme_ns_of "$native" >/dev/null || fail "no block device for $native"
+}
+
 rm -rf /tmp/dma-map
 mkdir /tmp/dma-map
-round=1
-while [ $round -le $rounds ]; do
-	order="shadow native"
-	[ $((round % 2)) = 1 ] || order="native shadow"
-	for kind in page sg64k; do
-		count=$page_count
-		[ $kind = page ] || count=$sg_count
-		for which in $order; do
-			bdf=$shadow
-			[ "$which" = shadow ] || bdf=$native
-			dma_bench "$bdf" $kind $count >>"/tmp/dma-map/$kind-$which"
-		done
-	done
-	round=$((round + 1))
-done
+[ "$(cat "/sys/bus/pci/devices/$native/iommu_group/type")" = DMA-FQ ] ||
+	fail "$native's domain is not lazy (DMA-FQ)"
+measure_rounds lazy
+native_domain DMA
+measure_rounds strict
+native_domain DMA-FQ
 
 [ "$(iova_pages)" = "$pages" ] ||
 	fail "$(iova_pages) pages in the IOVA window after the runs, $pages before"
-# rounds_of KIND WHICH: the metric's rounds, on one line.
+# rounds_of KIND WHICH MODE: the metric's rounds, on one line.
 rounds_of() {
-	tr '\n' ' ' <"/tmp/dma-map/$1-$2"
+	tr '\n' ' ' <"/tmp/dma-map/$1-$2-$3"
 }
+# The shadow's numbers are from the rounds against lazy native; those
+# against strict native give the strict ratio.
 for kind in page sg64k; do
 	# shellcheck disable=SC2046 # one argument per round
-	s=$(median $(rounds_of $kind shadow))
+	s=$(median $(rounds_of $kind shadow lazy))
 	# shellcheck disable=SC2046
-	n=$(median $(rounds_of $kind native))
+	n=$(median $(rounds_of $kind native lazy))
+	# shellcheck disable=SC2046
+	s_strict=$(median $(rounds_of $kind shadow strict))
+	# shellcheck disable=SC2046
+	n_strict=$(median $(rounds_of $kind native strict))
 	result "dma-map/$kind-shadow-ns" "$s" ns
 	result "dma-map/$kind-native-ns" "$n" ns
 	result "dma-map/$kind-ratio" "$(ratio "$s" "$n")" x
-	echo "node$NODE: $kind rounds: shadow $(rounds_of $kind shadow)native" \
-		"$(rounds_of $kind native)"
+	result "dma-map/$kind-native-strict-ns" "$n_strict" ns
+	result "dma-map/$kind-strict-ratio" "$(ratio "$s_strict" "$n_strict")" x
+	for mode in lazy strict; do
+		echo "node$NODE: $kind rounds against $mode native: shadow" \
+			"$(rounds_of $kind shadow $mode)native $(rounds_of $kind native $mode)"
+	done
 done
 
 smartioctl return 20000 || fail "return 20000 failed"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=sh
+# shellcheck shell=sh disable=SC2034 # its variables are node0.sh's
 #
 # The two NVMe controllers node0.sh compares, in one VM through a loopback
 # cable (two ports of its NTB, cabled to each other): its first NVMe, and

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=sh
+# shellcheck shell=sh disable=SC2034 # its variables are node0.sh's
 #
 # The two NVMe controllers node0.sh compares, on two VMs: this node's own,
 # and node 2's, lent as fdid 20000 (node1.sh) and borrowed here.
