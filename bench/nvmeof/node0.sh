@@ -39,9 +39,9 @@ run() {
 	done
 }
 
-# per_io_ns MS IOS: MS milliseconds over IOS I/Os, in ns.
-per_io_ns() {
-	awk -v ms="$1" -v n="$2" 'BEGIN { printf "%.0f\n", ms * 1e6 / n }'
+# per_io_us MS IOS: MS milliseconds over IOS I/Os, in us.
+per_io_us() {
+	awk -v ms="$1" -v n="$2" 'BEGIN { printf "%.3f\n", ms * 1e3 / n }'
 }
 
 mgmt_up "$initiator_addr"
@@ -75,14 +75,14 @@ for mode in $fio_modes; do
 	result "$m-nvmeof-lender-cpu-ms" "$nvmeof_ms" ms
 	result "$m-lending-lender-cpu-ms" "$lending_ms" ms
 	# fio_measure's last number is the I/Os.
-	nvmeof_ns=$(per_io_ns "$nvmeof_ms" "${nvmeof##* }")
-	lending_ns=$(per_io_ns "$lending_ms" "${lending##* }")
-	result "$m-nvmeof-lender-cpu-ns-per-io" "$nvmeof_ns" ns
-	result "$m-lending-lender-cpu-ns-per-io" "$lending_ns" ns
-	result "$m-lender-cpu-ratio" "$(ratio "$lending_ns" "$nvmeof_ns" 4)" x
+	nvmeof_us=$(per_io_us "$nvmeof_ms" "${nvmeof##* }")
+	lending_us=$(per_io_us "$lending_ms" "${lending##* }")
+	result "$m-nvmeof-lender-cpu-us-per-io" "$nvmeof_us" us
+	result "$m-lending-lender-cpu-us-per-io" "$lending_us" us
+	result "$m-lender-cpu-ratio" "$(ratio "$lending_us" "$nvmeof_us" 4)" x
 	# The same with what node 2 spends anyway (idle) taken off both sides.
-	nvmeof_ns=$(per_io_ns "$((nvmeof_ms - idle_ms))" "${nvmeof##* }")
-	lending_ns=$(per_io_ns "$((lending_ms - idle_ms))" "${lending##* }")
-	result "$m-lender-cpu-above-idle-ratio" "$(ratio "$lending_ns" "$nvmeof_ns" 4)" x
+	nvmeof_us=$(per_io_us "$((nvmeof_ms - idle_ms))" "${nvmeof##* }")
+	lending_us=$(per_io_us "$((lending_ms - idle_ms))" "${lending##* }")
+	result "$m-lender-cpu-above-idle-ratio" "$(ratio "$lending_us" "$nvmeof_us" 4)" x
 done
 result nvmeof/lender-idle-cpu-ms "$idle_ms" ms
