@@ -15,8 +15,13 @@ counters() {
 		all += n
 		if ($NF ~ /-(db[0-9]+|link)$/) ntb += n
 	} END { print "ntb_irqs", ntb + 0; print "device_irqs", all + 0 }' /proc/interrupts
-	# USER_HZ is 100: a tick is 10 ms.
-	awk '$1 == "cpu" { print "cpu_ms", ($2 + $3 + $4 + $7 + $8 + $9) * 10 }' /proc/stat
+	echo "cpu_ms $(cpu_ms)"
+}
+
+# cpu_ms: busy CPU time since boot, all CPUs, in ms (every state but idle
+# and iowait; USER_HZ is 100, so its resolution is 10 ms).
+cpu_ms() {
+	awk '$1 == "cpu" { print ($2 + $3 + $4 + $7 + $8 + $9) * 10 }' /proc/stat
 }
 
 # counter_delta BEFORE AFTER NAME: how much counter NAME grew.

@@ -19,3 +19,9 @@ result() {
 now_ns() {
 	awk '{ printf "%.0f\n", $1 * 1e9 }' /proc/uptime
 }
+
+# ratio A B [DIGITS]: A / B with DIGITS decimals (3), 0 when B is 0.
+ratio() {
+	awk -v a="$1" -v b="$2" -v f="%.${3:-3}f\n" \
+		'BEGIN { printf f, (b > 0 ? a / b : 0) }'
+}

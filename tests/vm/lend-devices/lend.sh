@@ -85,15 +85,22 @@ not_present() {
 
 
 # nvme_ns_of BDF: the block device of the first namespace of the NVMe
-# controller BDF (its subsystem's, with native multipath); fails while
-# there is none.
+# controller BDF; fails while there is none.
 nvme_ns_of() {
 	for ctrl in /sys/bus/pci/devices/"$1"/nvme/nvme*; do
-		for dir in "$ctrl" /sys/class/nvme-subsystem/*; do
-			[ "$dir" = "$ctrl" ] || [ -e "$dir/${ctrl##*/}" ] || continue
-			for ns in "$dir"/nvme*n*; do
-				[ -b "/dev/${ns##*/}" ] && echo "/dev/${ns##*/}" && return 0
-			done
+		nvme_ctrl_ns "$ctrl" && return 0
+	done
+	return 1
+}
+
+# nvme_ctrl_ns CTRL: the block device of the first namespace of the NVMe
+# controller whose sysfs directory is CTRL (its subsystem's, with native
+# multipath); fails while there is none.
+nvme_ctrl_ns() {
+	for dir in "$1" /sys/class/nvme-subsystem/*; do
+		[ "$dir" = "$1" ] || [ -e "$dir/${1##*/}" ] || continue
+		for ns in "$dir"/nvme*n*; do
+			[ -b "/dev/${ns##*/}" ] && echo "/dev/${ns##*/}" && return 0
 		done
 	done
 	return 1
