@@ -84,7 +84,9 @@ native_domain DMA
 measure_rounds strict
 native_domain DMA-FQ
 
-[ "$(iova_pages)" = "$pages" ] ||
+# No growth: the runs leak nothing (the driver's own mappings may have
+# shrunk meanwhile, its probe's last commands done).
+[ "$(iova_pages)" -le "$pages" ] ||
 	fail "$(iova_pages) pages in the IOVA window after the runs, $pages before"
 # rounds_of KIND WHICH MODE: the metric's rounds, on one line.
 rounds_of() {
