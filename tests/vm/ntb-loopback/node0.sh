@@ -58,12 +58,24 @@ echo "ntb-loopback: testing $1 and $2"
 # which would take hours through an emulated link.
 # Its output goes to the console as it runs, to show where a hang is.
 log=/tmp/ntb_test.log
-{
-	status=0
-	bash "$ntb_test" -m 4194304 -w 4194304 -p 22 "$1" "$2" 2>&1 || status=$?
-	echo "$status" >/tmp/ntb_test.status
-} | tee "$log"
-status=$(cat /tmp/ntb_test.status)
+run_ntb_test() {
+	{
+		status=0
+		bash "$ntb_test" -m 4194304 -w 4194304 -p 22 "$1" "$2" 2>&1 || status=$?
+		echo "$status" >/tmp/ntb_test.status
+	} | tee "$log"
+	status=$(cat /tmp/ntb_test.status)
+}
+run_ntb_test "$1" "$2"
+# Its doorbell test reads a port's doorbell register right after the
+# other port rang it, as if the ring were instant; through the emulated
+# cable it is a message between threads of QEMU, which a loaded host may
+# hold back longer than the script takes. That failure alone gets one
+# more run, which must pass whole (its EXIT trap unloaded the clients).
+if [ "$status" -ne 0 ] && grep -q "^Doorbell doesn't match expected value" "$log"; then
+	echo "ntb-loopback: a doorbell arrived later than ntb_test.sh read it; once more"
+	run_ntb_test "$1" "$2"
+fi
 [ "$status" -eq 0 ] || fail "ntb_test.sh exited with status $status"
 
 # Not every failure changes ntb_test.sh's exit status: ntb_perf reports a
