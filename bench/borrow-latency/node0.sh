@@ -4,10 +4,10 @@
 # Benchmark: how long from `smartioctl borrow` to the borrowed NVMe's block
 # device, against a local hot-add of the same model (remove, then rescan,
 # to its block device), in turn, 5 times each after a round of warming
-# up, and where the time goes:
-# starting smartioctl at all, the request (lender round trips, shadow bus,
-# driver bound), the driver's asynchronous probe, and the fabric messages
-# a borrow takes (about.md).
+# up, and where the time goes: starting smartioctl at all, the request
+# (lender round trips, shadow bus, driver bound), the driver's asynchronous
+# probe, the fabric messages a borrow takes and what a round trip of them
+# costs (about.md).
 set -eu
 # shellcheck source=../lib/result.sh
 . ./result.sh
@@ -92,6 +92,10 @@ for i in $(seq 0 "$reps"); do
 	mark "borrow $i ready"
 	after=$(counters)
 	smartioctl return 20000 || fail "return failed"
+	# What one of those messages' round trips costs now.
+	ping=$(smartioctl node ping 2 count 20) || fail "ping failed"
+	rtt=$(echo "$ping" | sed -n 's/.*, rtt avg \([0-9.]*\) us$/\1/p')
+	[ -n "$rtt" ] || fail "ping: $ping"
 
 	echo "node$NODE: round $i: local $(since "local $i" "local $i ready") us," \
 		"borrow $(since "borrow $i" "borrow $i ready") us" \
@@ -105,7 +109,8 @@ tool_us $(since "tool $i.3" "tool $i.3 done")
 borrow_us $(since "borrow $i" "borrow $i ready")
 request_us $(since "borrow $i" "borrow $i answered")
 probe_us $(since "borrow $i answered" "borrow $i ready")
-messages $(counter_delta "$before" "$after" messages)" >"/tmp/round.$i"
+messages $(counter_delta "$before" "$after" messages)
+rtt_us $rtt" >"/tmp/round.$i"
 done
 
 # median NAME: the median of NAME over the counted rounds, in ms
@@ -138,4 +143,5 @@ result borrow-latency/tool-start-ms "$tool_ms" ms
 result borrow-latency/borrow-request-ms "$(median request_us)" ms
 result borrow-latency/borrow-probe-ms "$(median probe_us)" ms
 result borrow-latency/messages-per-borrow "$(median messages)" messages
+result borrow-latency/message-rtt-ms "$(median rtt_us)" ms
 vmctl barrier returned
