@@ -192,12 +192,10 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 	}
 	/* From here on the shadow's bus owns @sh and its NTB reference. */
 	list_add_tail(&sh->list, &smartio_shadows);
+	smartio_device_from_wire(&resp->device, info);
+	strscpy(info->local_name, pci_name(sh->pdev), sizeof(info->local_name));
 	mutex_unlock(&smartio_borrower_lock);
 	kfree(resp);
-
-	if (smartio_devices_get(fdid, info, NULL))
-		info->fdid = fdid;	/* the lender left meanwhile */
-	smartio_borrower_local_name(fdid, info);
 	return 0;
 
 out_put:

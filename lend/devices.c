@@ -14,8 +14,13 @@
 #include "smartio/ntb.h"
 #include "lend_priv.h"
 
-static void smartio_device_to_wire(const struct smartio_device_info *info,
-				   struct smartio_device_wire *w)
+/**
+ * smartio_device_to_wire() - A device as the messages carry it.
+ * @info: The device.
+ * @w: Filled in; local_name is not sent.
+ */
+void smartio_device_to_wire(const struct smartio_device_info *info,
+			    struct smartio_device_wire *w)
 {
 	memset(w, 0, sizeof(*w));
 	w->fdid = cpu_to_le32(info->fdid);
@@ -28,8 +33,13 @@ static void smartio_device_to_wire(const struct smartio_device_info *info,
 	strscpy(w->pci_name, info->pci_name, sizeof(w->pci_name));
 }
 
-static void smartio_device_from_wire(const struct smartio_device_wire *w,
-				     struct smartio_device_info *info)
+/**
+ * smartio_device_from_wire() - A device a message carried.
+ * @w: The device on the wire.
+ * @info: Filled in, but for local_name.
+ */
+void smartio_device_from_wire(const struct smartio_device_wire *w,
+			      struct smartio_device_info *info)
 {
 	info->fdid = le32_to_cpu(w->fdid);
 	info->class = le32_to_cpu(w->class);

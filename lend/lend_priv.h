@@ -64,19 +64,33 @@ struct smartio_bar_wire {
 
 /*
  * SMARTIO_MSG_OP_BORROW response: where the device sees the borrower's
- * ranges, its memory BARs (size 0: none), and its config space.
+ * ranges, its memory BARs (size 0: none), its config space, and the
+ * device as the lender now lists it (the borrower's answer to its user,
+ * without asking again).
  */
 struct smartio_borrow_resp {
 	__le64 dma_base;
 	__le64 msi_base;
 	struct smartio_bar_wire bars[PCI_STD_NUM_BARS];
 	u8 config[SMARTIO_BORROW_CONFIG_SIZE];
+	struct smartio_device_wire device;
 };
 
 /* SMARTIO_MSG_OP_RETURN request and SMARTIO_MSG_OP_RECLAIMED event. */
 struct smartio_return_req {
 	__le32 fdid;
 };
+
+/*
+ * Command register bits the lender keeps to itself while a function is
+ * lent, whatever the borrower writes: memory decoding on (the borrower
+ * turns it off to size BARs, which it does on its copy, and its MMIO must
+ * never find it off), I/O decoding as the lender set it (I/O BARs are not
+ * reachable across the fabric) and INTx off (the borrower sees no
+ * interrupt pin). A write that changes only these is not sent.
+ */
+#define SMARTIO_LENDER_COMMAND \
+	(PCI_COMMAND_IO | PCI_COMMAND_MEMORY | PCI_COMMAND_INTX_DISABLE)
 
 /* SMARTIO_MSG_OP_CONFIG_WRITE event: a config write of the borrower. */
 struct smartio_config_write {
@@ -184,6 +198,10 @@ int smartio_lender_next(u16 index, struct smartio_device_info *info);
 void smartio_lender_node_left(u16 node_id);
 
 /* devices.c */
+void smartio_device_to_wire(const struct smartio_device_info *info,
+			    struct smartio_device_wire *w);
+void smartio_device_from_wire(const struct smartio_device_wire *w,
+			      struct smartio_device_info *info);
 int smartio_devices_get(u32 fdid, struct smartio_device_info *info,
 			struct netlink_ext_ack *extack);
 int smartio_devices_next(u32 *cursor, struct smartio_device_info *info);

@@ -386,6 +386,8 @@ static void smartio_lent_teardown(struct smartio_lent *lent)
 	if (pci_reset_function(pdev))
 		pci_warn(pdev, "could not be reset after lending\n");
 	smartio_lent_msi_off(pdev);
+	/* Restored by the reset: the INTx lending turned off comes back. */
+	pci_intx(pdev, 1);
 	if (lent->domain) {
 		iommu_detach_device(lent->domain, &pdev->dev);
 		iommu_domain_free(lent->domain);
@@ -502,6 +504,8 @@ static int smartio_lent_setup(struct smartio_lent *lent, u16 node,
 	ret = pci_enable_device(pdev);
 	if (ret)
 		return ret;
+	/* No INTx pin across the fabric (SMARTIO_LENDER_COMMAND). */
+	pci_intx(pdev, 0);
 	if (device_iommu_mapped(&pdev->dev)) {
 		lent->domain = iommu_domain_alloc(pdev->dev.bus);
 		if (!lent->domain)
@@ -572,6 +576,7 @@ static int smartio_lender_borrow_handler(u16 node_id,
 					 void *resp, u32 *resp_len)
 {
 	const struct smartio_borrow_req *r = req->payload;
+	struct smartio_device_info info = {};
 	struct smartio_lent *lent;
 	int ret = 0;
 
@@ -597,6 +602,9 @@ static int smartio_lender_borrow_handler(u16 node_id,
 		smartio_lent_teardown(lent);
 		goto unlock;
 	}
+	smartio_lent_fill(lent, smartio_local_node_id(), &info);
+	smartio_device_to_wire(&info,
+			       &((struct smartio_borrow_resp *)resp)->device);
 	*resp_len = sizeof(struct smartio_borrow_resp);
 	pci_info(lent->pdev, "lent to node %u\n", node_id);
 unlock:
@@ -629,11 +637,26 @@ static int smartio_lender_return_handler(u16 node_id,
 }
 
 /*
+ * The value to write of a borrower's write at @offset (of the command
+ * register, 4 or 5) with the command bits lending keeps to itself
+ * (SMARTIO_LENDER_COMMAND) as they are, or must be, here.
+ */
+static u32 smartio_lender_command(struct pci_dev *pdev, u16 offset, u32 value)
+{
+	int shift = (offset - PCI_COMMAND) * 8;
+	u16 cmd;
+
+	pci_read_config_word(pdev, PCI_COMMAND, &cmd);
+	cmd = (cmd & PCI_COMMAND_IO) | PCI_COMMAND_MEMORY |
+	      PCI_COMMAND_INTX_DISABLE;
+	return (value & ~(SMARTIO_LENDER_COMMAND >> shift)) | (cmd >> shift);
+}
+
+/*
  * Messaging handler (event, or request when the borrower waits): a config
  * write of the borrower. What would move the function in our address
- * space (BARs, expansion ROM) is this host's to decide and is dropped;
- * memory decoding stays on while lent (the borrower turns it off to size
- * BARs, which it does on its copy, and its MMIO must never find it off).
+ * space (BARs, expansion ROM) is this host's to decide and is dropped, and
+ * so are the command bits lending keeps (SMARTIO_LENDER_COMMAND).
  */
 static int smartio_lender_config_handler(u16 node_id,
 					 const struct smartio_msg *req,
@@ -649,8 +672,6 @@ static int smartio_lender_config_handler(u16 node_id,
 		return -EINVAL;
 	offset = le16_to_cpu(w->offset);
 	value = le32_to_cpu(w->value);
-	if (offset == PCI_COMMAND)
-		value |= PCI_COMMAND_MEMORY;
 	if ((offset >= PCI_BASE_ADDRESS_0 && offset < PCI_CARDBUS_CIS) ||
 	    (offset >= PCI_ROM_ADDRESS && offset < PCI_CAPABILITY_LIST))
 		return 0;
@@ -658,6 +679,9 @@ static int smartio_lender_config_handler(u16 node_id,
 	lent = smartio_lent_find(le32_to_cpu(w->fdid), &ret, NULL);
 	if (lent && lent->state == SMARTIO_DEVICE_STATE_BORROWED &&
 	    lent->borrower == node_id) {
+		if (offset == PCI_COMMAND || offset == PCI_COMMAND + 1)
+			value = smartio_lender_command(lent->pdev, offset,
+						       value);
 		switch (w->size) {
 		case 1:
 			pci_write_config_byte(lent->pdev, offset, value);

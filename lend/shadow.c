@@ -10,8 +10,10 @@
  *    for each BAR translates its bus address to our window onto the real
  *    BAR (an offset per window, as VMD's), so that a 32-bit BAR works with
  *    a window above 4 GiB. The interrupt pin reads 0 (no INTx across the
- *    fabric). Writes that have an effect on the function are posted to
- *    the lender in order (config accessors may run in atomic context).
+ *    fabric). Writes that have an effect on the function go to the
+ *    lender in order, one message each (waited for where the caller may
+ *    sleep, posted in atomic context); command bits only the lender sets
+ *    (decoding, INTx) are never sent.
  *  - MMIO: the BARs are our windows onto the real ones; no software in
  *    between.
  *  - Interrupts: an MSI domain of the bus's own, stacked on the NTB's
@@ -129,11 +131,30 @@ static int smartio_shadow_write(struct pci_bus *bus, unsigned int devfn,
 		spin_unlock_irqrestore(&sh->config_lock, flags);
 		return PCIBIOS_SUCCESSFUL;
 	}
-	/* The status register's bits are write-one-to-clear: not copied. */
-	if (reg != PCI_COMMAND || where + size <= PCI_STATUS)
+	if (reg == PCI_COMMAND) {
+		u32 new = smartio_shadow_merge(old, reg, where, size, val);
+
+		/* The status bits are write-one-to-clear: not copied. */
+		put_unaligned_le32((old & 0xffff0000) | (new & 0xffff),
+				   &sh->config[reg]);
+		/*
+		 * Nothing to send if the command bits change only where the
+		 * lender keeps its own (Linux toggles decoding around each
+		 * BAR's sizing, and INTx around MSI setup: each would be a
+		 * round trip) and no status bit is cleared. The lender's
+		 * other bits are our copy's: its own at the borrow, then
+		 * ours, sent whenever they changed.
+		 */
+		if (!(smartio_shadow_merge(0, reg, where, size, val) >> 16) &&
+		    !((old ^ new) & 0xffff & ~SMARTIO_LENDER_COMMAND)) {
+			spin_unlock_irqrestore(&sh->config_lock, flags);
+			return PCIBIOS_SUCCESSFUL;
+		}
+	} else {
 		put_unaligned_le32(smartio_shadow_merge(old, reg, where, size,
 							val),
 				   &sh->config[reg]);
+	}
 	spin_unlock_irqrestore(&sh->config_lock, flags);
 
 	/*

@@ -1,0 +1,1 @@
+../datapath/counters.sh
