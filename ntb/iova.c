@@ -300,6 +300,46 @@ static dma_addr_t smartio_iova_unmap_entries(struct smartio_iova_window *w,
 	return start + len;
 }
 
+/*
+ * Maps @len bytes (whole pages) at @iova to @phys as iommu_map_atomic()
+ * would, but leaves the IOTLB sync that follows a map (iotlb_sync_map)
+ * to the caller, who makes one for a whole scatterlist, as
+ * iommu_map_sg() does: one per run of a list of separate pages doubled
+ * the cost of mapping it (intel-iommu walks the domain's IOMMUs for each,
+ * even with nothing to flush: bench/dma-map/about.md), and Linux 6.1
+ * exports no map of a list that never sleeps (iommu_map_sg() may
+ * allocate page tables with GFP_KERNEL). So the run goes to the IOMMU
+ * driver's map_pages() as __iommu_map() would give it, in PAGE_SIZE
+ * pages; one the IOMMU could map with larger pages goes through
+ * iommu_map_atomic(), which chooses them (and syncs it).
+ */
+static int smartio_iova_map_run(struct iommu_domain *domain,
+				unsigned long iova, phys_addr_t phys,
+				size_t len, int prot)
+{
+	const struct iommu_domain_ops *ops = domain->ops;
+	unsigned long larger = domain->pgsize_bitmap & ~(2 * PAGE_SIZE - 1);
+	size_t mapped, done = 0;
+	int ret = 0;
+
+	if (!ops->map_pages || !(domain->pgsize_bitmap & PAGE_SIZE) ||
+	    (larger && len >= BIT(__ffs(larger))))
+		return iommu_map_atomic(domain, iova, phys, len, prot);
+	/* As __iommu_map(): a driver may map less than asked each time. */
+	while (!ret && done < len) {
+		mapped = 0;
+		ret = ops->map_pages(domain, iova + done, phys + done,
+				     PAGE_SIZE, (len - done) >> PAGE_SHIFT,
+				     prot, GFP_ATOMIC, &mapped);
+		if (!ret && !mapped)
+			ret = -ENOMEM;
+		done += mapped;
+	}
+	if (ret && done)
+		iommu_unmap(domain, iova, done);
+	return ret;
+}
+
 /**
  * smartio_iova_map_sg() - Map a scatterlist into an IOVA window, in one range.
  * @w: The window.
@@ -315,8 +355,9 @@ static dma_addr_t smartio_iova_unmap_entries(struct smartio_iova_window *w,
  * Any context. One IOVA range holds the entries, one after the other, and
  * only their pages are mapped (entries whose pages follow each other in
  * memory and in the range, in one call, as iommu_map_sg() would), so that
- * the list costs one allocation and smartio_iova_unmap_sg() one IOTLB
- * flush rather than one of each per entry, as smartio_iova_map() would.
+ * the list costs one allocation, one IOTLB sync after mapping and, in
+ * smartio_iova_unmap_sg(), one IOTLB flush, rather than one of each per
+ * entry, as smartio_iova_map() would.
  *
  * Return: 0, or -ENOMEM when the window is full or a page table cannot be
  * allocated.
@@ -349,8 +390,8 @@ int smartio_iova_map_sg(struct smartio_iova_window *w,
 		len = smartio_iova_sg_place(len, s_len, mask);
 		if (run_len && (iova + len != run + run_len ||
 				(phys & PAGE_MASK) != run_phys + run_len)) {
-			if (iommu_map_atomic(w->domain, run, run_phys, run_len,
-					     prot))
+			if (smartio_iova_map_run(w->domain, run, run_phys,
+						 run_len, prot))
 				goto err;
 			pages += run_len >> PAGE_SHIFT;
 			run_len = 0;
@@ -365,8 +406,10 @@ int smartio_iova_map_sg(struct smartio_iova_window *w,
 		sg_dma_len(sg) = sg->length;
 		len += s_len;
 	}
-	if (iommu_map_atomic(w->domain, run, run_phys, run_len, prot))
+	if (smartio_iova_map_run(w->domain, run, run_phys, run_len, prot))
 		goto err;
+	if (w->domain->ops->iotlb_sync_map)
+		w->domain->ops->iotlb_sync_map(w->domain, iova, size);
 	atomic_long_add(pages + (run_len >> PAGE_SHIFT), &w->pages);
 	return 0;
 

@@ -13,13 +13,17 @@
  * BDF is a PCI name (0000:00:03.0, or 10000:00:00.0 for a shadow); KIND
  * is "page" (dma_map_page() and dma_unmap_page() of one 4 KiB page) or
  * "sg64k" (dma_map_sg() and dma_unmap_sg() of a 16-entry scatterlist of
- * separately allocated 4 KiB pages); COUNT iterations are timed with
- * ktime_get_ns() after a warm-up of COUNT / 10 (at least 16). The write
- * returns when the run is done; a read gives
+ * 4 KiB pages, no two adjacent in memory); COUNT iterations are timed
+ * with ktime_get_ns() after a warm-up of COUNT / 10 (at least 16), and so
+ * is each of up to 65536 of them, evenly spread. The write returns when
+ * the run is done; a read gives
  *
- *	ns_per_op N ops COUNT total_ns T mask 0x... driver NAME
+ *	ns_per_op N median_ns M ops COUNT total_ns T mask 0x... driver NAME
  *
- * N being the mean nanoseconds per map+unmap. The device is taken as it
+ * N being the mean nanoseconds per map+unmap, M the median of those timed
+ * one by one: under TCG a loaded host stretches some of the run (the
+ * vCPU waiting for a host CPU), which moves the mean but few single
+ * operations, each a few microseconds. The device is taken as it
  * is: nothing is bound to it and its DMA mask is left as its driver set
  * it (nvme sets 64 bits, for the local function and the shadow alike);
  * its device lock is held for the run, so that driver stays bound. The
@@ -38,9 +42,17 @@
 #include <linux/scatterlist.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 
 #define SMARTIO_DMA_BENCH_SG	16		/* entries of sg64k: 64 KiB */
+/*
+ * Each entry of sg64k is the first page of a block of two, so that no two
+ * are adjacent: pages allocated one by one sometimes are, and then map as
+ * one run, for either path, making runs differ by chance.
+ */
+#define SMARTIO_DMA_BENCH_ORDER	1
 #define SMARTIO_DMA_BENCH_MAX	10000000	/* iterations */
+#define SMARTIO_DMA_BENCH_SAMPLES 65536		/* timed one by one */
 
 enum smartio_dma_bench_kind {
 	SMARTIO_DMA_BENCH_PAGE,
@@ -49,7 +61,7 @@ enum smartio_dma_bench_kind {
 
 static struct dentry *smartio_dma_bench_dir;
 static DEFINE_MUTEX(smartio_dma_bench_lock);
-static char smartio_dma_bench_result[160];	/* under the lock */
+static char smartio_dma_bench_result[192];	/* under the lock */
 
 /* One map and unmap of @kind; 0 or -EIO when the map fails. */
 static int smartio_dma_bench_once(struct device *dev,
@@ -71,57 +83,89 @@ static int smartio_dma_bench_once(struct device *dev,
 	return 0;
 }
 
-/* @count iterations; never sleeps long enough to upset the watchdogs. */
+/*
+ * @count iterations; never sleeps long enough to upset the watchdogs.
+ * With @samples, one iteration in every count / SMARTIO_DMA_BENCH_SAMPLES
+ * + 1 is timed, its ns added to @samples at *@nsamples.
+ */
 static int smartio_dma_bench_loop(struct device *dev,
 				  enum smartio_dma_bench_kind kind,
 				  struct page *page, struct scatterlist *sgl,
-				  unsigned int count)
+				  unsigned int count, u32 *samples,
+				  unsigned int *nsamples)
 {
-	unsigned int i;
+	unsigned int i, stride = count / SMARTIO_DMA_BENCH_SAMPLES + 1;
+	u64 start = 0;
 	int ret;
 
 	for (i = 0; i < count; i++) {
+		if (samples && i % stride == 0)
+			start = ktime_get_ns();
 		ret = smartio_dma_bench_once(dev, kind, page, sgl);
 		if (ret)
 			return ret;
+		if (samples && i % stride == 0)
+			samples[(*nsamples)++] = min_t(u64, ktime_get_ns() - start,
+						       U32_MAX);
 		if (i % 256 == 255)
 			cond_resched();
 	}
 	return 0;
 }
 
-/* Times @count map+unmap of @kind through @dev's DMA ops. */
+static int smartio_dma_bench_cmp(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Times @count map+unmap of @kind through @dev's DMA ops: all of them
+ * (@total_ns), and the median of those timed one by one (@median_ns).
+ */
 static int smartio_dma_bench_run(struct device *dev,
 				 enum smartio_dma_bench_kind kind,
-				 unsigned int count, u64 *total_ns)
+				 unsigned int count, u64 *total_ns,
+				 u32 *median_ns)
 {
 	struct page *pages[SMARTIO_DMA_BENCH_SG] = { };
+	unsigned int nsamples = 0;
 	struct scatterlist *sgl;
+	u32 *samples;
 	u64 start;
 	int i, ret = -ENOMEM;
 
 	sgl = kcalloc(SMARTIO_DMA_BENCH_SG, sizeof(*sgl), GFP_KERNEL);
-	if (!sgl)
-		return -ENOMEM;
+	samples = kvmalloc_array(SMARTIO_DMA_BENCH_SAMPLES, sizeof(*samples),
+				 GFP_KERNEL);
+	if (!sgl || !samples)
+		goto out;
 	sg_init_table(sgl, SMARTIO_DMA_BENCH_SG);
 	for (i = 0; i < SMARTIO_DMA_BENCH_SG; i++) {
-		pages[i] = alloc_page(GFP_KERNEL);
+		pages[i] = alloc_pages(GFP_KERNEL, SMARTIO_DMA_BENCH_ORDER);
 		if (!pages[i])
 			goto out;
 		sg_set_page(&sgl[i], pages[i], PAGE_SIZE, 0);
 	}
 
 	ret = smartio_dma_bench_loop(dev, kind, pages[0], sgl,
-				     max(count / 10, 16U));
+				     max(count / 10, 16U), NULL, NULL);
 	if (ret)
 		goto out;
 	start = ktime_get_ns();
-	ret = smartio_dma_bench_loop(dev, kind, pages[0], sgl, count);
+	ret = smartio_dma_bench_loop(dev, kind, pages[0], sgl, count, samples,
+				     &nsamples);
 	*total_ns = ktime_get_ns() - start;
+	if (ret)
+		goto out;
+	sort(samples, nsamples, sizeof(*samples), smartio_dma_bench_cmp, NULL);
+	*median_ns = samples[nsamples / 2];
 out:
 	for (i = 0; i < SMARTIO_DMA_BENCH_SG; i++)
 		if (pages[i])
-			__free_page(pages[i]);
+			__free_pages(pages[i], SMARTIO_DMA_BENCH_ORDER);
+	kvfree(samples);
 	kfree(sgl);
 	return ret;
 }
@@ -135,6 +179,7 @@ static ssize_t smartio_dma_bench_write(struct file *file,
 	unsigned int iters;
 	struct device *dev;
 	u64 total_ns = 0;
+	u32 median_ns = 0;
 	int ret;
 
 	if (count > 128)
@@ -163,12 +208,14 @@ static ssize_t smartio_dma_bench_write(struct file *file,
 	if (!dev->dma_mask || !dma_get_mask(dev)) {
 		ret = -EINVAL;
 	} else {
-		ret = smartio_dma_bench_run(dev, kind, iters, &total_ns);
+		ret = smartio_dma_bench_run(dev, kind, iters, &total_ns,
+					    &median_ns);
 		if (!ret)
 			snprintf(smartio_dma_bench_result,
 				 sizeof(smartio_dma_bench_result),
-				 "ns_per_op %llu ops %u total_ns %llu mask 0x%llx driver %s\n",
-				 div_u64(total_ns, iters), iters, total_ns,
+				 "ns_per_op %llu median_ns %u ops %u total_ns %llu mask 0x%llx driver %s\n",
+				 div_u64(total_ns, iters), median_ns, iters,
+				 total_ns,
 				 dma_get_mask(dev),
 				 dev->driver ? dev->driver->name : "none");
 	}
