@@ -8,6 +8,8 @@ set -eu
 # shellcheck source=../lib/result.sh
 . ./result.sh
 . ./lend.sh
+# shellcheck source=../lib/borrow.sh
+. ./borrow.sh
 
 reps=5
 bench_smoke && reps=1
@@ -15,18 +17,6 @@ borrower_ready
 own=$(nvme_bdf)
 wait_until 30 nvme_ns_of "$own" >/dev/null || fail "no block device for $own"
 vmctl barrier available
-
-# ready_after START BDF: ms from START (now_ns) until BDF has a block
-# device, polling every 10 ms; fails after 60 s.
-ready_after() {
-	i=0
-	until nvme_ns_of "$2" >/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 6000 ] || fail "no block device for $2 after 60 s"
-		sleep 0.01
-	done
-	echo $((($(now_ns) - $1) / 1000000))
-}
 
 local_ms=0 borrow_ms=0
 for i in $(seq "$reps"); do
