@@ -18,6 +18,17 @@ ready_after() {
 	echo $((($(now_ns) - $1) / 1000000))
 }
 
+# read_each BDF...: a block read through each borrowed NVMe controller
+# BDF, all of them bound at once.
+read_each() {
+	for bdf in "$@"; do
+		dev=$(nvme_ns_of "$bdf")
+		dd if="$dev" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null ||
+			fail "cannot read $dev ($bdf)"
+	done
+	echo "node$NODE: a block read from each of the $# borrowed NVMe"
+}
+
 # meminfo FIELD: FIELD of /proc/meminfo (MemAvailable, Slab...), in KiB.
 meminfo() {
 	awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo

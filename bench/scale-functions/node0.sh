@@ -39,13 +39,8 @@ vmctl barrier borrowed
 mem1=$(meminfo MemAvailable) slab1=$(meminfo Slab)
 lut1=$(lut_slots) iova1=$(iova_pages_all)
 
-# All of them work at once: a block of each read through its own driver.
-for shadow in $shadows; do
-	dev=$(nvme_ns_of "$shadow")
-	dd if="$dev" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null ||
-		fail "cannot read $dev ($shadow)"
-done
-echo "node$NODE: a block read from each of the $count block devices"
+# shellcheck disable=SC2086 # one word each
+read_each $shadows
 
 result scale-functions/functions "$count" functions
 result scale-functions/borrow-ms-mean $((total_ms / count)) ms

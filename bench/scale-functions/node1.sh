@@ -7,8 +7,7 @@
 set -eu
 . ./functions.sh
 
-load_lend
-wait_until 30 joined 1 || { show_adapters; fail "node 1 never joined"; }
+lender_ready
 pf=$(nvme_bdf)
 ctrl=$(nvme_sriov_prepare "$pf")
 echo "$count" >"/sys/bus/pci/devices/$pf/sriov_numvfs"

@@ -68,12 +68,8 @@ done
 show_adapters
 slab1=$(meminfo Slab)
 
-for shadow in $shadows; do
-	dev=$(nvme_ns_of "$shadow")
-	dd if="$dev" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null ||
-		fail "cannot read $dev ($shadow)"
-done
-echo "node$NODE: a block read from each of the $leaves borrowed NVMe"
+# shellcheck disable=SC2086 # one word each
+read_each $shadows
 
 result scale-nodes/nodes "$NODES" nodes
 result scale-nodes/borrowed "$(echo "$shadows" | wc -w)" devices

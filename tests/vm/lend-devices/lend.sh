@@ -23,12 +23,17 @@ lend_function() {
 	echo "${line%%:*}"
 }
 
+# lender_ready: a lender's start: the modules loaded and node 1 joined.
+lender_ready() {
+	load_lend
+	wait_until 30 joined 1 || { show_adapters; fail "node 1 never joined"; }
+}
+
 # lend_nvme: the lender's side of most lending tests: the modules loaded,
 # node 1 joined, and this node's NVMe registered and available (on node 2,
 # as fdid 20000).
 lend_nvme() {
-	load_lend
-	wait_until 30 joined 1 || { show_adapters; fail "node 1 never joined"; }
+	lender_ready
 	lend_function "$(nvme_bdf)" >/dev/null
 }
 
