@@ -658,6 +658,45 @@ err_free:
 	return ret;
 }
 
+/*
+ * One MSI-X vector per doorbell where the CPUs have that many to spare.
+ * Every vector requested takes one of its CPU's (on x86 about 200 each)
+ * for good, so a node of one CPU runs out at its sixth port (33 vectors
+ * each). Then the port offers fewer doorbells, half as many each time, down
+ * to one, each still with its own vector: the rest are left out of the
+ * valid mask, so no client uses them, and stay masked. smartio_ntb needs
+ * two.
+ */
+static int sntb_setup_irqs(struct sntb_dev *sndev)
+{
+	struct pci_dev *pdev = sndev->ntb.pdev;
+	int all = sndev->db_count, db_count = all;
+	int ret;
+
+	for (;;) {
+		sndev->db_count = db_count;
+		sndev->db_valid_mask = BIT_ULL(db_count) - 1;
+		ret = pci_alloc_irq_vectors(pdev, SNTB_VEC_DB(db_count),
+					    SNTB_VEC_DB(db_count), PCI_IRQ_MSIX);
+		if (ret >= 0) {
+			ret = sntb_request_irqs(sndev);
+			if (!ret)
+				break;
+			pci_free_irq_vectors(pdev);
+		}
+		if (ret != -ENOSPC || db_count <= 1) {
+			dev_err(&pdev->dev, "cannot set up %d MSI-X vectors: %d\n",
+				SNTB_VEC_DB(db_count), ret);
+			return ret;
+		}
+		db_count /= 2;
+	}
+	if (db_count < all)
+		dev_warn(&pdev->dev, "too few interrupt vectors: %d doorbells of %d\n",
+			 db_count, all);
+	return 0;
+}
+
 static void sntb_enable_irqs(struct sntb_dev *sndev)
 {
 	struct pci_dev *pdev = sndev->ntb.pdev;
@@ -813,17 +852,9 @@ static int sntb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	sntb_quiesce(sndev);
 
-	ret = pci_alloc_irq_vectors(pdev, SNTB_VEC_COUNT, SNTB_VEC_COUNT,
-				    PCI_IRQ_MSIX);
-	if (ret < 0) {
-		dev_err(&pdev->dev, "cannot allocate %d MSI-X vectors: %d\n",
-			SNTB_VEC_COUNT, ret);
-		goto err_clear_master;
-	}
-
-	ret = sntb_request_irqs(sndev);
+	ret = sntb_setup_irqs(sndev);
 	if (ret)
-		goto err_free_vectors;
+		goto err_clear_master;
 
 	ret = ntb_register_device(&sndev->ntb);
 	if (ret)
@@ -849,7 +880,6 @@ static int sntb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 err_free_irqs:
 	sntb_free_irqs(sndev);
-err_free_vectors:
 	pci_free_irq_vectors(pdev);
 err_clear_master:
 	pci_clear_master(pdev);

@@ -14,13 +14,27 @@ load_lend() {
 	modprobe smartio_lend
 }
 
-# lend_nvme: node 2's side of most lending tests: the modules loaded, node 1
-# joined, and this node's NVMe registered and available as fdid 20000.
-lend_nvme() {
+# lend_function BDF: registers the function BDF for lending and makes it
+# available; prints its fdid.
+lend_function() {
+	line=$(smartioctl device add "$1") || fail "cannot register $1 for lending"
+	echo "node$NODE: $line" >&2
+	smartioctl device available "${line%%:*}" || fail "cannot make $1 available"
+	echo "${line%%:*}"
+}
+
+# lender_ready: a lender's start: the modules loaded and node 1 joined.
+lender_ready() {
 	load_lend
 	wait_until 30 joined 1 || { show_adapters; fail "node 1 never joined"; }
-	smartioctl device add "$(nvme_bdf)"
-	smartioctl device available 20000
+}
+
+# lend_nvme: the lender's side of most lending tests: the modules loaded,
+# node 1 joined, and this node's NVMe registered and available (on node 2,
+# as fdid 20000).
+lend_nvme() {
+	lender_ready
+	lend_function "$(nvme_bdf)" >/dev/null
 }
 
 # borrower_ready: node 1's start: the modules loaded and node 2 joined.
@@ -78,6 +92,47 @@ borrow_bound() {
 	echo "$shadow"
 }
 
+# nvme_ctrl_of BDF: the NVMe controller (nvmeN) of the function BDF.
+nvme_ctrl_of() {
+	for c in /sys/bus/pci/devices/"$1"/nvme/nvme*; do
+		[ -e "$c" ] && basename "$c" && return 0
+	done
+	return 1
+}
+
+# nvme_live CTRL: the NVMe controller CTRL is up.
+nvme_live() {
+	[ "$(cat "/sys/class/nvme/$1/state" 2>/dev/null)" = live ]
+}
+
+# nvme_sriov_prepare PF: the NVMe controller of the SR-IOV physical
+# function PF gives up its flexible queues and interrupt vectors, for its
+# virtual functions' controllers (they leave it at its reset), and is up
+# again; its virtual functions are left to no driver here. Prints the
+# controller.
+nvme_sriov_prepare() {
+	wait_until 30 nvme_ctrl_of "$1" >/dev/null || fail "no NVMe controller on $1"
+	ctrl=$(nvme_ctrl_of "$1")
+	wait_until 30 nvme_live "$ctrl" || fail "$ctrl is not up"
+	nvme virt-mgmt "/dev/$ctrl" -c 0 -r 0 -a 1 -n 0 >/dev/null
+	nvme virt-mgmt "/dev/$ctrl" -c 0 -r 1 -a 1 -n 0 >/dev/null
+	echo 1 >"/sys/bus/pci/devices/$1/reset"
+	wait_until 30 nvme_live "$ctrl" || fail "$ctrl did not come back after its reset"
+	echo 0 >"/sys/bus/pci/devices/$1/sriov_drivers_autoprobe"
+	echo "$ctrl"
+}
+
+# nvme_vf_online CTRL CNTLID QUEUES VECTORS NSID: the secondary (virtual
+# function's) controller CNTLID of the primary controller CTRL gets QUEUES
+# flexible queues (the admin queue is one) and VECTORS interrupt vectors,
+# comes online, and gets the detached private namespace NSID attached.
+nvme_vf_online() {
+	nvme virt-mgmt "/dev/$1" -c "$2" -r 0 -a 8 -n "$3" >/dev/null
+	nvme virt-mgmt "/dev/$1" -c "$2" -r 1 -a 8 -n "$4" >/dev/null
+	nvme virt-mgmt "/dev/$1" -c "$2" -r 0 -a 9 -n 0 >/dev/null
+	nvme attach-ns "/dev/$1" -n "$5" -c "$2" >/dev/null
+}
+
 # not_present BDF: no PCI function BDF.
 not_present() {
 	[ ! -e "/sys/bus/pci/devices/$1" ]
@@ -94,14 +149,18 @@ nvme_ns_of() {
 }
 
 # nvme_ctrl_ns CTRL: the block device of the first namespace of the NVMe
-# controller whose sysfs directory is CTRL (its subsystem's, with native
-# multipath); fails while there is none.
+# controller whose sysfs directory is CTRL (PCI or fabrics); fails while
+# there is none. With native multipath the controller has a hidden path,
+# nvmeScCnN, of the subsystem's block device nvmeSnN (the namespace of this
+# controller, not just any of its subsystem's: the virtual functions of
+# one NVMe share a subsystem).
 nvme_ctrl_ns() {
-	for dir in "$1" /sys/class/nvme-subsystem/*; do
-		[ "$dir" = "$1" ] || [ -e "$dir/${1##*/}" ] || continue
-		for ns in "$dir"/nvme*n*; do
-			[ -b "/dev/${ns##*/}" ] && echo "/dev/${ns##*/}" && return 0
-		done
+	for ns in "$1"/nvme*n*; do
+		ns=${ns##*/}
+		case $ns in
+		nvme*c*n*) ns=${ns%%c*}n${ns##*n} ;;
+		esac
+		[ -b "/dev/$ns" ] && echo "/dev/$ns" && return 0
 	done
 	return 1
 }

@@ -11,11 +11,6 @@ set -eu
 # The primary controller is 0, its virtual function's controller 1.
 VF_CNTLID=1
 
-# ctrl_live: node 2's NVMe controller is up (again).
-ctrl_live() {
-	[ "$(cat /sys/class/nvme/nvme0/state)" = live ]
-}
-
 # pf_io DEV: until /tmp/stop exists, writes 16 MiB of random data to DEV
 # and reads them back; counts the rounds in /tmp/rounds, fails on a
 # mismatch.
@@ -37,28 +32,16 @@ load_lend
 wait_until 30 joined 1 || { show_adapters; fail "node 1 never joined"; }
 pf=$(nvme_bdf)
 sysfs=/sys/bus/pci/devices/$pf
-wait_until 30 ctrl_live || fail "no NVMe controller"
-
-# The flexible resources leave the primary controller when it is reset.
-nvme virt-mgmt /dev/nvme0 -c 0 -r 0 -a 1 -n 0 >/dev/null
-nvme virt-mgmt /dev/nvme0 -c 0 -r 1 -a 1 -n 0 >/dev/null
-echo 1 >"$sysfs/reset"
-wait_until 30 ctrl_live || fail "the NVMe controller did not come back after its reset"
-echo 0 >"$sysfs/sriov_drivers_autoprobe"
+ctrl=$(nvme_sriov_prepare "$pf")
 echo 1 >"$sysfs/sriov_numvfs"
 vf=$(basename "$(readlink "$sysfs/virtfn0")")
-nvme virt-mgmt /dev/nvme0 -c $VF_CNTLID -r 0 -a 8 -n 3 >/dev/null
-nvme virt-mgmt /dev/nvme0 -c $VF_CNTLID -r 1 -a 8 -n 3 >/dev/null
-nvme virt-mgmt /dev/nvme0 -c $VF_CNTLID -r 0 -a 9 -n 0 >/dev/null
-nvme attach-ns /dev/nvme0 -n 2 -c $VF_CNTLID >/dev/null
-nvme list-secondary /dev/nvme0 | grep -q "Secondary Controller State.*Online" ||
-	{ nvme list-secondary /dev/nvme0; fail "the VF's controller is not online"; }
+nvme_vf_online "$ctrl" $VF_CNTLID 3 3 2
+nvme list-secondary "/dev/$ctrl" | grep -q "Secondary Controller State.*Online" ||
+	{ nvme list-secondary "/dev/$ctrl"; fail "the VF's controller is not online"; }
 echo "node$NODE: VF $vf of $pf online"
 pfdev=$(nvme_ns_of "$pf") || fail "no namespace on $pf"
 
-line=$(smartioctl device add "$vf")
-echo "node$NODE: $line"
-smartioctl device available 20000
+[ "$(lend_function "$vf")" = 20000 ] || fail "the VF is not fdid 20000"
 [ "$(driver_of "$vf")" = smartio-lender ] || fail "the VF is not held for lending"
 
 rm -f /tmp/stop /tmp/rounds
