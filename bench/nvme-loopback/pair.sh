@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=sh disable=SC2034 # its variables are node0.sh's
+# shellcheck shell=sh disable=SC2034,SC2154 # node0.sh's variables, lend.sh's
 #
 # The two NVMe controllers node0.sh compares, in one VM through a loopback
 # cable (two ports of its NTB, cabled to each other): its first NVMe, and
@@ -16,14 +16,7 @@ nvme_pair() {
 	[ $# = 2 ] || fail "$# NVMe functions, not 2"
 	own=$1 lent=$2
 	wait_until 30 nvme_ns_of "$own" >/dev/null || fail "no block device for $own"
-	smartioctl device add "$lent"
-	fdid=$(smartioctl device list | sed -n "s/^\([0-9a-f]*\): $lent .*/\1/p")
-	[ -n "$fdid" ] || fail "$lent not listed"
-	smartioctl device available "$fdid"
-	line=$(smartioctl borrow "$fdid") || fail "borrow $fdid failed"
-	echo "node$NODE: $line"
-	shadow=${line##* as }
-	[ "$(driver_of "$shadow")" = nvme ] || fail "nvme did not bind to $shadow"
+	loopback_borrow "$lent"
 	wait_until 30 nvme_ns_of "$shadow" >/dev/null || fail "no block device for $shadow"
 	local_dev=$(nvme_ns_of "$own")
 	borrowed_dev=$(nvme_ns_of "$shadow")

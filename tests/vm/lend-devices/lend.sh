@@ -51,6 +51,20 @@ loopback_ready() {
 		{ show_adapters; fail "the two ports never joined each other"; }
 }
 
+# loopback_borrow BDF: a loopback node borrows its own NVMe function BDF,
+# registered and made available through one port, borrowed through the
+# other; sets fdid and shadow (the shadow's PCI name, nvme bound to it).
+loopback_borrow() {
+	smartioctl device add "$1"
+	fdid=$(smartioctl device list | sed -n "s/^\([0-9a-f]*\): $1 .*/\1/p")
+	[ -n "$fdid" ] || fail "$1 not listed"
+	smartioctl device available "$fdid"
+	line=$(smartioctl borrow "$fdid") || fail "borrow $fdid failed"
+	echo "node$NODE: $line"
+	shadow=${line##* as }
+	[ "$(driver_of "$shadow")" = nvme ] || fail "nvme did not bind to $shadow"
+}
+
 # pci_name_of VENDOR DEVICE WHAT: PCI name of this node's first function
 # VENDOR:DEVICE; WHAT names it in the failure when there is none.
 pci_name_of() {

@@ -12,14 +12,7 @@ set -eu
 borrower_dma_window iommu
 loopback_ready
 bdf=$(nvme_bdf)
-smartioctl device add "$bdf"
-fdid=$(smartioctl device list | sed -n "s/^\([0-9a-f]*\): $bdf .*/\1/p")
-[ -n "$fdid" ] || fail "$bdf not listed"
-smartioctl device available "$fdid"
-line=$(smartioctl borrow "$fdid") || fail "borrow $fdid failed"
-echo "node$NODE: $line"
-shadow=${line##* as }
-[ "$(driver_of "$shadow")" = nvme ] || fail "nvme did not bind to $shadow"
+loopback_borrow "$bdf"
 [ "$(driver_of "$bdf")" = smartio-lender ] || fail "$bdf not held by the lender"
 wait_until 30 test -b /dev/nvme0n1 || fail "no block device for the borrowed NVMe"
 
