@@ -31,7 +31,3 @@ median() {
 	printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"
 }
 
-# ratio A B: A / B with two decimals.
-ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f\n", a / b }'
-}

@@ -99,7 +99,7 @@ rounds_of() {
 ratios_of() {
 	paste -d ' ' "/tmp/dma-map/$1-shadow-$2" "/tmp/dma-map/$1-native-$2" |
 		while read -r s n; do
-			ratio "$s" "$n"
+			ratio "$s" "$n" 2
 		done | tr '\n' ' '
 }
 # The shadow's numbers are from the rounds against lazy native; those
