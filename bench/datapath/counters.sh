@@ -19,9 +19,12 @@ counters() {
 }
 
 # cpu_ms: busy CPU time since boot, all CPUs, in ms (every state but idle
-# and iowait; USER_HZ is 100, so its resolution is 10 ms).
+# and iowait; USER_HZ is 100, so its resolution is 10 ms). Shell builtins
+# only: under TCG a process start costs tens of milliseconds, which would
+# count as busy time in the span being measured.
 cpu_ms() {
-	awk '$1 == "cpu" { print ($2 + $3 + $4 + $7 + $8 + $9) * 10 }' /proc/stat
+	read -r _ cpu_user cpu_nice cpu_system _ _ cpu_irq cpu_softirq cpu_steal _ </proc/stat
+	echo $(((cpu_user + cpu_nice + cpu_system + cpu_irq + cpu_softirq + cpu_steal) * 10))
 }
 
 # counter_delta BEFORE AFTER NAME: how much counter NAME grew.
