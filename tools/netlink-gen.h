@@ -223,4 +223,29 @@ static const char * const smartio_nl_cmd_names[] = {
 	[SMARTIO_CMD_DEVICE_RECLAIM] = "device-reclaim",
 };
 
+/*
+ * The commands a request may carry, and which of them need
+ * CAP_NET_ADMIN: tests walk it to try every mutating one.
+ */
+struct smartio_nl_cmd {
+	unsigned int cmd;
+	int admin;
+};
+
+static const struct smartio_nl_cmd smartio_nl_cmds[] = {
+	{ SMARTIO_CMD_ADAPTER_GET, 0 },
+	{ SMARTIO_CMD_ADAPTER_SET, 1 },
+	{ SMARTIO_CMD_NODE_GET, 0 },
+	{ SMARTIO_CMD_NODE_PING, 0 },
+	{ SMARTIO_CMD_SEGMENT_GET, 0 },
+	{ SMARTIO_CMD_DEVICE_GET, 0 },
+	{ SMARTIO_CMD_DEVICE_ADD, 1 },
+	{ SMARTIO_CMD_DEVICE_REMOVE, 1 },
+	{ SMARTIO_CMD_DEVICE_AVAILABLE, 1 },
+	{ SMARTIO_CMD_DEVICE_UNAVAILABLE, 1 },
+	{ SMARTIO_CMD_DEVICE_BORROW, 1 },
+	{ SMARTIO_CMD_DEVICE_RETURN, 1 },
+	{ SMARTIO_CMD_DEVICE_RECLAIM, 1 },
+};
+
 #endif /* _SMARTIO_TOOLS_NETLINK_GEN_H */

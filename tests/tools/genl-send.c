@@ -5,11 +5,14 @@
  * does. Tests use it for what smartioctl never sends: malformed requests.
  *
  *	smartio-genl-send [-r] CMD [TYPE:KIND:VALUE]...
+ *	smartio-genl-send -l
  *
  * CMD is a command number (SMARTIO_CMD_*); each attribute is its type
  * number, its kind (u8, u16, u32, u64 or str) and its value. -r sets the
  * generic netlink header's reserved byte. Exit codes as smartioctl's; on
- * success, replies print as JSON.
+ * success, replies print as JSON. -l lists the commands a request may
+ * carry, a line each: number, name, and "admin" if the spec says it needs
+ * CAP_NET_ADMIN, "-" if not.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,8 +26,22 @@ struct smartioctl_opts opts = { .json = true };
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: smartio-genl-send [-r] CMD [TYPE:KIND:VALUE]...\n");
+	fprintf(stderr, "usage: smartio-genl-send [-r] CMD [TYPE:KIND:VALUE]...\n"
+			"       smartio-genl-send -l\n");
 	return EXIT_USAGE;
+}
+
+static int list_commands(void)
+{
+	size_t i;
+
+	for (i = 0; i < SMARTIO_NL_ARRAY_SIZE(smartio_nl_cmds); i++) {
+		const struct smartio_nl_cmd *c = &smartio_nl_cmds[i];
+
+		printf("%u %s %s\n", c->cmd, smartio_nl_cmd_names[c->cmd],
+		       c->admin ? "admin" : "-");
+	}
+	return EXIT_SUCCESS;
 }
 
 static bool put_attr(struct nlmsghdr *req, char *spec)
@@ -80,7 +97,9 @@ int main(int argc, char **argv)
 	char *end;
 	int c, i, ret;
 
-	while ((c = getopt(argc, argv, "r")) != -1) {
+	while ((c = getopt(argc, argv, "lr")) != -1) {
+		if (c == 'l')
+			return optind == argc ? list_commands() : usage();
 		if (c != 'r')
 			return usage();
 		reserved = true;

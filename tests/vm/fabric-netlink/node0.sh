@@ -4,9 +4,10 @@
 # The smartio netlink family through smartioctl, in loopback (two ports of
 # one VM, nodes 1 and 2): adapter, node and segment lists in text and
 # JSON; monitor events when a port goes and comes back; a non-root user
-# may list but gets EPERM from every mutating operation; malformed
-# requests get EINVAL with an extended-ack message and change nothing; a
-# duplicate node id is repaired with "adapter set".
+# may list but gets EPERM from every mutating operation (every command
+# the spec marks admin-perm); malformed requests get EINVAL with an
+# extended-ack message and change nothing; a duplicate node id is
+# repaired with "adapter set".
 set -eu
 . ./fabric.sh
 
@@ -48,6 +49,20 @@ as_nobody smartioctl adapter list >/dev/null || fail "nobody cannot list adapter
 as_nobody smartioctl node ping 2 count 10 >/dev/null || fail "nobody cannot ping"
 expect_error EPERM as_nobody smartioctl adapter set 0 node-id 9
 expect_error EPERM as_nobody smartio-genl-send 2 1:u32:0 2:u16:9
+# Every command the spec marks admin-perm, bare: the permission check
+# comes before any attribute is looked at. The others are never refused
+# for it (they fail, bare, for their missing attributes or flags).
+smartio-genl-send -l | tee /tmp/commands
+grep -qx "2 adapter-set admin" /tmp/commands || fail "adapter-set not listed admin"
+grep -q " device-borrow admin\$" /tmp/commands || fail "device-borrow not listed admin"
+grep -q " node-ping -\$" /tmp/commands || fail "node-ping listed admin"
+while read -r cmd name perm; do
+	if [ "$perm" = admin ]; then
+		expect_error EPERM as_nobody smartio-genl-send "$cmd"
+	elif as_nobody smartio-genl-send "$cmd" 2>&1 | grep -q "(EPERM)"; then
+		fail "$name refused to nobody"
+	fi
+done </tmp/commands
 nodes_unchanged
 
 # Root, but the node is joined: refused with a reason.
