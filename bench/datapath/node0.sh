@@ -39,7 +39,7 @@ lender_ntb_irqs=$(vmctl get lender_ntb_irqs)
 lender_irqs=$(vmctl get lender_device_irqs)
 lender_cpu_ms=$(vmctl get lender_cpu_ms)
 per_io() {
-	awk -v a="$1" -v b="$ios" 'BEGIN { printf "%.6f\n", a / b }'
+	ratio "$1" "$ios" 6
 }
 result datapath/ios "$ios" I/Os
 result datapath/iops $((ios / secs)) 1/s

@@ -47,8 +47,3 @@ lut_slots() {
 iova_pages_all() {
 	awk '$1 == "iova" && $3 == "pages" { n += $4 } END { print n + 0 }' "$adapters"
 }
-
-# per TOTAL COUNT: TOTAL / COUNT with one decimal.
-per() {
-	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", (b > 0 ? a / b : 0) }'
-}

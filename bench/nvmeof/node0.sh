@@ -41,7 +41,7 @@ run() {
 
 # per_io_us MS IOS: MS milliseconds over IOS I/Os, in us.
 per_io_us() {
-	awk -v ms="$1" -v n="$2" 'BEGIN { printf "%.3f\n", ms * 1e3 / n }'
+	ratio "$(($1 * 1000))" "$2"
 }
 
 mgmt_up "$initiator_addr"

@@ -44,13 +44,13 @@ read_each $shadows
 
 result scale-functions/functions "$count" functions
 result scale-functions/borrow-ms-mean $((total_ms / count)) ms
-result scale-functions/mem-kib-per-function "$(per $((mem0 - mem1)) "$count")" KiB
-result scale-functions/slab-kib-per-function "$(per $((slab1 - slab0)) "$count")" KiB
-result scale-functions/iova-kib-per-function "$(per $(((iova1 - iova0) * 4)) "$count")" KiB
+result scale-functions/mem-kib-per-function "$(ratio $((mem0 - mem1)) "$count" 1)" KiB
+result scale-functions/slab-kib-per-function "$(ratio $((slab1 - slab0)) "$count" 1)" KiB
+result scale-functions/iova-kib-per-function "$(ratio $(((iova1 - iova0) * 4)) "$count" 1)" KiB
 result scale-functions/borrower-lut-slots $((lut1 - lut0)) slots
 result scale-functions/lender-lut-slots "$(vmctl get lender_lut_slots)" slots
 result scale-functions/lender-mem-kib-per-function \
-	"$(per "$(vmctl get lender_mem_kib)" "$count")" KiB
+	"$(ratio "$(vmctl get lender_mem_kib)" "$count" 1)" KiB
 
 start=$(now_ns)
 for n in $(seq "$count"); do

@@ -74,9 +74,9 @@ read_each $shadows
 result scale-nodes/nodes "$NODES" nodes
 result scale-nodes/borrowed "$(echo "$shadows" | wc -w)" devices
 result scale-nodes/join-ms-mean $((join_ms / leaves)) ms
-result scale-nodes/mem-kib-per-node "$(per "$join_kib" "$leaves")" KiB
-result scale-nodes/mem-kib-per-borrow "$(per "$borrow_kib" "$leaves")" KiB
-result scale-nodes/slab-kib-per-node "$(per $((slab1 - slab0)) "$leaves")" KiB
+result scale-nodes/mem-kib-per-node "$(ratio "$join_kib" "$leaves" 1)" KiB
+result scale-nodes/mem-kib-per-borrow "$(ratio "$borrow_kib" "$leaves" 1)" KiB
+result scale-nodes/slab-kib-per-node "$(ratio $((slab1 - slab0)) "$leaves" 1)" KiB
 result scale-nodes/lut-slots "$(lut_slots)" slots
 
 for k in $(seq "$leaves"); do
