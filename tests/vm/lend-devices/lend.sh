@@ -55,10 +55,8 @@ loopback_ready() {
 # registered and made available through one port, borrowed through the
 # other; sets fdid and shadow (the shadow's PCI name, nvme bound to it).
 loopback_borrow() {
-	smartioctl device add "$1"
-	fdid=$(smartioctl device list | sed -n "s/^\([0-9a-f]*\): $1 .*/\1/p")
-	[ -n "$fdid" ] || fail "$1 not listed"
-	smartioctl device available "$fdid"
+	fdid=$(lend_function "$1")
+	smartioctl device list | grep -q "^$fdid: $1 " || fail "$1 not listed"
 	line=$(smartioctl borrow "$fdid") || fail "borrow $fdid failed"
 	echo "node$NODE: $line"
 	shadow=${line##* as }
