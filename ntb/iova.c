@@ -41,7 +41,8 @@ struct smartio_iova_window {
 	u64 base;
 	u64 size;
 	u64 old_bus_dma_limit;
-	atomic_long_t pages;		/* mapped */
+	atomic_long_t pages;		/* mapped for peers' devices */
+	unsigned long held;		/* at the base: a receive area */
 };
 
 /**
@@ -104,7 +105,7 @@ static void smartio_iova_window_release(struct kref *ref)
 	struct smartio_iova_window *w =
 		container_of(ref, struct smartio_iova_window, ref);
 
-	WARN_ON(atomic_long_read(&w->pages));
+	WARN_ON(atomic_long_read(&w->pages) || w->held);
 	w->dev->bus_dma_limit = w->old_bus_dma_limit;
 	put_iova_domain(&w->iovad);
 	iova_cache_put();
@@ -133,8 +134,9 @@ void smartio_iova_window_show(struct seq_file *s, struct smartio_adapter *ad)
 	struct smartio_iova_window *w = ad->iova;
 
 	if (w)
-		seq_printf(s, "  iova 0x%llx+0x%llx pages %ld\n", w->base,
-			   w->size, atomic_long_read(&w->pages));
+		seq_printf(s, "  iova 0x%llx+0x%llx held %lu pages %ld\n",
+			   w->base, w->size, w->held,
+			   atomic_long_read(&w->pages));
 }
 
 /**
@@ -164,7 +166,7 @@ u64 smartio_iova_window_base(struct smartio_iova_window *w)
 u64 smartio_iova_window_limit(struct smartio_iova_window *w, u64 size)
 {
 	size = round_down(size, PAGE_SIZE);
-	if (size < w->size && !atomic_long_read(&w->pages))
+	if (size < w->size && !atomic_long_read(&w->pages) && !w->held)
 		w->size = size;
 	return w->size;
 }
@@ -188,7 +190,7 @@ int smartio_iova_window_hold(struct smartio_iova_window *w, phys_addr_t phys,
 		free_iova(&w->iovad, first);
 		return ret;
 	}
-	atomic_long_add(pages, &w->pages);
+	w->held = pages;
 	return 0;
 }
 
@@ -200,7 +202,7 @@ void smartio_iova_window_release_held(struct smartio_iova_window *w,
 
 	iommu_unmap(w->domain, w->base, pages << PAGE_SHIFT);
 	free_iova(&w->iovad, w->base >> PAGE_SHIFT);
-	atomic_long_sub(pages, &w->pages);
+	w->held = 0;
 }
 
 /*

@@ -100,6 +100,30 @@ u64 smartio_ram_end(void)
 }
 EXPORT_SYMBOL_GPL(smartio_ram_end);
 
+/* What ntb_mw_get_align() tells of an inbound window. */
+struct smartio_inbound_align {
+	resource_size_t addr;
+	resource_size_t size;
+	resource_size_t max;
+};
+
+static int smartio_inbound_get_align(struct smartio_adapter *ad,
+				     struct smartio_peer *peer, int widx,
+				     struct smartio_inbound_align *a)
+{
+	return ntb_mw_get_align(ad->ntb, peer->pidx, widx, &a->addr, &a->size,
+				&a->max);
+}
+
+/* A receive area of whole pages, for windows that lead beyond it. */
+static int smartio_area_alloc(struct smartio_msg_chan *chan)
+{
+	chan->area_size = SMARTIO_MSG_AREA_SIZE;
+	chan->area = alloc_pages_exact(chan->area_size,
+				       GFP_KERNEL | __GFP_ZERO);
+	return chan->area ? 0 : -ENOMEM;
+}
+
 /* Do @ad's inbound windows give its peer a reach (see above)? */
 static bool smartio_inbound_direct(struct smartio_adapter *ad)
 {
@@ -121,31 +145,26 @@ static int smartio_inbound_set(struct smartio_adapter *ad,
 
 /* Window 0 onto the receive area alone, DMA memory of the NTB. */
 static int smartio_inbound_open_ring(struct smartio_adapter *ad,
-				     struct smartio_peer *peer)
+				     struct smartio_peer *peer,
+				     const struct smartio_inbound_align *a)
 {
 	struct smartio_msg_chan *chan = &peer->chan;
 	struct device *dev = &ad->ntb->pdev->dev;
-	resource_size_t addr_align, size_align, size_max;
-	size_t xlat;
+	size_t xlat = round_up(SMARTIO_MSG_AREA_SIZE, a->size);
 	int ret;
 
-	ret = ntb_mw_get_align(ad->ntb, peer->pidx, 0, &addr_align,
-			       &size_align, &size_max);
-	if (ret)
-		return ret;
-	xlat = round_up(SMARTIO_MSG_AREA_SIZE, size_align);
-	if (size_max < xlat || addr_align > SMARTIO_RING_ALIGN_MAX) {
+	if (a->max < xlat || a->addr > SMARTIO_RING_ALIGN_MAX) {
 		dev_err(&ad->ntb->dev, "adapter %d: inbound window 0 (up to %pa bytes, aligned to %pa) cannot lead to a receive area of its own\n",
-			ad->index, &size_max, &addr_align);
+			ad->index, &a->max, &a->addr);
 		return -ENOSPC;
 	}
 	/* A buffer is aligned to its size: allocate the alignment at least. */
-	chan->area_size = max_t(size_t, xlat, addr_align);
+	chan->area_size = max_t(size_t, xlat, a->addr);
 	chan->area = dma_alloc_coherent(dev, chan->area_size, &chan->area_bus,
 					GFP_KERNEL);
 	if (!chan->area)
 		return -ENOMEM;
-	if (!IS_ALIGNED(chan->area_bus, addr_align)) {
+	if (!IS_ALIGNED(chan->area_bus, a->addr)) {
 		ret = -EINVAL;
 		goto err_free;
 	}
@@ -163,35 +182,24 @@ err_free:
 
 /* Window 0 onto the IOVA window, the receive area at its base. */
 static int smartio_inbound_open_iova(struct smartio_adapter *ad,
-				     struct smartio_peer *peer)
+				     struct smartio_peer *peer,
+				     const struct smartio_inbound_align *a)
 {
 	struct smartio_msg_chan *chan = &peer->chan;
-	struct smartio_iova_window *w;
-	resource_size_t addr_align, size_align, size_max;
-	u64 base, size;
+	struct smartio_iova_window *w = smartio_iova_window_ref(ad);
+	u64 base = smartio_iova_window_base(w), size;
 	int ret;
 
-	ret = ntb_mw_get_align(ad->ntb, peer->pidx, 0, &addr_align,
-			       &size_align, &size_max);
-	if (ret)
-		return ret;
-	w = smartio_iova_window_ref(ad);
-	base = smartio_iova_window_base(w);
-	if (!IS_ALIGNED(base, addr_align) || size_max < SMARTIO_MSG_AREA_SIZE) {
+	if (!IS_ALIGNED(base, a->addr) || a->max < SMARTIO_MSG_AREA_SIZE) {
 		dev_err(&ad->ntb->dev, "adapter %d: inbound window 0 (up to %pa bytes, aligned to %pa) cannot lead to the IOVA window at %#llx\n",
-			ad->index, &size_max, &addr_align, base);
+			ad->index, &a->max, &a->addr, base);
 		ret = -ENOSPC;
 		goto err_put;
 	}
-	size = smartio_iova_window_limit(w, round_down(size_max, size_align));
-
-	chan->area_size = SMARTIO_MSG_AREA_SIZE;
-	chan->area = alloc_pages_exact(chan->area_size,
-				       GFP_KERNEL | __GFP_ZERO);
-	if (!chan->area) {
-		ret = -ENOMEM;
+	size = smartio_iova_window_limit(w, round_down(a->max, a->size));
+	ret = smartio_area_alloc(chan);
+	if (ret)
 		goto err_put;
-	}
 	ret = smartio_iova_window_hold(w, virt_to_phys(chan->area),
 				       chan->area_size);
 	if (ret)
@@ -199,8 +207,7 @@ static int smartio_inbound_open_iova(struct smartio_adapter *ad,
 	chan->area_bus = base;
 	chan->area_iova = w;
 	ret = smartio_inbound_set(ad, peer, 0, base,
-				  min_t(u64, round_up(size, size_align),
-					size_max));
+				  min_t(u64, round_up(size, a->size), a->max));
 	if (ret)
 		goto err_release;
 	peer->own[SMARTIO_REACH_MEM].addr = base;
@@ -224,29 +231,21 @@ err_put:
  * cannot reach that far.
  */
 static int smartio_inbound_open_ram(struct smartio_adapter *ad,
-				    struct smartio_peer *peer)
+				    struct smartio_peer *peer,
+				    const struct smartio_inbound_align *a)
 {
 	struct smartio_msg_chan *chan = &peer->chan;
-	resource_size_t addr_align, size_align, size_max;
-	u64 size;
+	u64 size = round_up(smartio_ram_end(), a->size);
 	int ret;
 
-	ret = ntb_mw_get_align(ad->ntb, peer->pidx, 0, &addr_align,
-			       &size_align, &size_max);
-	if (ret)
-		return ret;
-	size = round_up(smartio_ram_end(), size_align);
-	if (size > size_max) {
+	if (size > a->max) {
 		dev_warn(&ad->ntb->dev, "adapter %d: inbound window 0 (up to %pa bytes) cannot reach all of RAM (%#llx) and no IOMMU translates for it: peers' devices cannot reach this node's memory\n",
-			 ad->index, &size_max, size);
+			 ad->index, &a->max, size);
 		return -ERANGE;
 	}
-
-	chan->area_size = SMARTIO_MSG_AREA_SIZE;
-	chan->area = alloc_pages_exact(chan->area_size,
-				       GFP_KERNEL | __GFP_ZERO);
-	if (!chan->area)
-		return -ENOMEM;
+	ret = smartio_area_alloc(chan);
+	if (ret)
+		return ret;
 	chan->area_bus = virt_to_phys(chan->area);
 	ret = smartio_inbound_set(ad, peer, 0, 0, size);
 	if (ret) {
@@ -269,18 +268,17 @@ static void smartio_inbound_open_msi(struct smartio_adapter *ad,
 				     struct smartio_peer *peer)
 {
 	struct device *dev = &ad->ntb->pdev->dev;
-	resource_size_t addr_align, size_align, size_max;
+	struct smartio_inbound_align a;
 	u64 base, size;
 
 	if (ntb_mw_count(ad->ntb, peer->pidx) <= SMARTIO_REACH_MSI ||
-	    ntb_mw_get_align(ad->ntb, peer->pidx, SMARTIO_REACH_MSI,
-			     &addr_align, &size_align, &size_max))
+	    smartio_inbound_get_align(ad, peer, SMARTIO_REACH_MSI, &a))
 		return;
-	base = round_down(SMARTIO_MSI_ADDR, addr_align);
-	size = round_up(SMARTIO_MSI_ADDR + SMARTIO_MSI_SIZE - base, size_align);
-	if (size > size_max) {
+	base = round_down(SMARTIO_MSI_ADDR, a.addr);
+	size = round_up(SMARTIO_MSI_ADDR + SMARTIO_MSI_SIZE - base, a.size);
+	if (size > a.max) {
 		dev_warn(&ad->ntb->dev, "adapter %d: inbound window 1 (up to %pa bytes, aligned to %pa) cannot reach the interrupt range: peers' devices cannot interrupt this node\n",
-			 ad->index, &size_max, &addr_align);
+			 ad->index, &a.max, &a.addr);
 		return;
 	}
 	if (smartio_inbound_set(ad, peer, SMARTIO_REACH_MSI, base, size))
@@ -307,25 +305,32 @@ static void smartio_inbound_open_msi(struct smartio_adapter *ad,
  */
 int smartio_inbound_open(struct smartio_adapter *ad, struct smartio_peer *peer)
 {
+	struct smartio_inbound_align a;
 	struct iommu_domain *domain;
 	int ret;
 
 	memset(peer->own, 0, sizeof(peer->own));
+	ret = smartio_inbound_get_align(ad, peer, 0, &a);
+	if (ret) {
+		dev_err(&ad->ntb->dev, "adapter %d: no inbound window for messages: %d\n",
+			ad->index, ret);
+		return ret;
+	}
 	if (smartio_inbound_direct(ad)) {
 		domain = iommu_get_domain_for_dev(&ad->ntb->pdev->dev);
 		if (ad->iova) {
-			ret = smartio_inbound_open_iova(ad, peer);
+			ret = smartio_inbound_open_iova(ad, peer, &a);
 		} else if (!domain || domain->type == IOMMU_DOMAIN_IDENTITY) {
-			ret = smartio_inbound_open_ram(ad, peer);
+			ret = smartio_inbound_open_ram(ad, peer, &a);
 			if (ret == -ERANGE)
-				ret = smartio_inbound_open_ring(ad, peer);
+				ret = smartio_inbound_open_ring(ad, peer, &a);
 		} else {
-			ret = smartio_inbound_open_ring(ad, peer);
+			ret = smartio_inbound_open_ring(ad, peer, &a);
 		}
 		if (!ret)
 			smartio_inbound_open_msi(ad, peer);
 	} else {
-		ret = smartio_inbound_open_ring(ad, peer);
+		ret = smartio_inbound_open_ring(ad, peer, &a);
 	}
 	if (!ret)
 		dev_info(&ad->ntb->dev, "adapter %d: port %d reaches %s %#llx+%#llx, interrupts %#llx+%#llx\n",

@@ -32,6 +32,7 @@ devmem $((bar2 + (128 << 20) + 4096)) 64 0xdeadbeefdeadbeef
 # its start is IOVA space with nothing mapped.
 devmem $((bar2 + win_size)) 32 0xdeadbeef
 vmctl barrier written
+vmctl barrier unchanged
 
 sum=$(smartio-seg fill 2 7 0xf00d) || fail "cannot fill node 2's segment 7 again"
 vmctl put sum2 "$sum"

@@ -34,6 +34,7 @@ wait_until 10 log_more 'DMAR:.*fault addr' "$before" ||
 dmesg | grep 'DMAR:.*fault addr'
 [ "$(smartio-seg sum local 7)" = "$sum" ] || fail "segment 7 changed by writes outside it"
 [ "$(smartio-seg sum local 8)" = "$keep" ] || fail "segment 8 changed"
+vmctl barrier unchanged
 
 sum=$(vmctl get sum2)
 [ "$(smartio-seg sum local 7)" = "$sum" ] ||
