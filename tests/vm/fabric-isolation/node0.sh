@@ -39,4 +39,5 @@ vmctl put sum2 "$sum"
 vmctl barrier checked
 windows_idle || { show_adapters; fail "windows left in use"; }
 vmctl barrier finished
-rmmod smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_ntb smartio
+ntb_unload

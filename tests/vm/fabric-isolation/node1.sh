@@ -45,4 +45,5 @@ smartio-seg remove 8
 smartio-seg remove 7
 vmctl barrier finished
 windows_idle || { show_adapters; fail "windows left open for node 1"; }
-rmmod smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_ntb smartio
+ntb_unload

@@ -4,7 +4,7 @@
 # Helpers for the segment tests: the NTB layer with the windows of the
 # test's NTB model (NTB_WINDOWS=lut: the window manager maps remote
 # segments through LUT windows, translated here; NTB_WINDOWS=direct:
-# through direct windows, which the owner translates when asked).
+# through direct windows, which the owner pointed at all it lets us reach).
 
 # shellcheck source=../fabric-nodes/fabric.sh
 . ./fabric.sh
