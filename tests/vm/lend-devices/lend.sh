@@ -9,7 +9,7 @@
 
 load_lend() {
 	modprobe nvme
-	modprobe ntb_hw_smartio use_lut_mws=1
+	ntb_load
 	modprobe smartio_ntb
 	modprobe smartio_lend
 }
@@ -186,9 +186,9 @@ blockdev_sum() {
 # untranslated (the borrower's DMA window covers its RAM), so the NTB's
 # IOMMU group must be of type identity; set before its driver binds.
 borrower_ntb_identity() {
-	ntb=$(pci_devices 0x1234 0x4e54 | head -n 1)
+	ntb=$(ntb_ports | head -n 1)
 	[ -n "$ntb" ] || fail "no NTB"
-	echo identity >"$ntb/iommu_group/type" ||
+	echo identity >"/sys/bus/pci/devices/$ntb/iommu_group/type" ||
 		fail "cannot make the NTB's IOMMU group identity"
 }
 
