@@ -39,21 +39,24 @@ meet() {
 	vmctl barrier "$1" || fail "the other node failed before \"$1\" (its FAIL: line says why)"
 }
 
-# demo_load: smartio's modules and the NTB's hardware driver (load_lend
-# names the driver and its window model); says which driver took each NTB
-# port.
+# demo_load: smartio's modules and the NTB model's hardware driver
+# (load_lend loads it with ntb_load, testlib.sh); says which driver took
+# each NTB port.
 demo_load() {
-	say "loading smartio, its NTB layer and its lending module"
+	say "loading smartio, its NTB layer, its lending module and the NTB's driver"
 	load_lend
 	for port in /sys/bus/ntb/devices/*; do
 		[ -e "$port" ] || fail "no NTB port: the NTB's driver bound to nothing"
-		say "NTB port $(basename "$(readlink -f "$port/..")"), driver $(basename "$(readlink "$port/../driver")")"
+		say "NTB port $(basename "$(readlink -f "$port/..")"): driver" \
+			"$(basename "$(readlink "$port/../driver")"), NTB model $NTB_MODEL" \
+			"(tests/vm/ntb-models)"
 	done
 }
 
 # demo_unload: the modules demo_load loaded, in reverse.
 demo_unload() {
-	rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+	rmmod smartio_lend smartio_ntb smartio
+	ntb_unload
 }
 
 # demo_joined NODE: waits for smartio node NODE to join across the NTB.
