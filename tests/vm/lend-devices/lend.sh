@@ -210,13 +210,13 @@ iova_pages() {
 		echo none
 }
 
-# fio_run RW DEV: 20 s of 4 KiB RW (randread, randwrite) I/O, direct, queue
-# depth 16, between 64 and 192 MiB of DEV (clear of blockdev_sum's data); fails
-# on any I/O error.
+# fio_run RW DEV [SECONDS]: SECONDS (20) of 4 KiB RW (randread, randwrite)
+# I/O, direct, queue depth 16, between 64 and 192 MiB of DEV (clear of
+# blockdev_sum's data); fails on any I/O error.
 fio_run() {
 	out=$(fio --name="$1" --filename="$2" --rw="$1" --bs=4k --direct=1 \
 		--ioengine=libaio --iodepth=16 --offset=64M --size=128M \
-		--time_based --runtime=20 2>&1) || {
+		--time_based --runtime="${3:-20}" 2>&1) || {
 		echo "$out"
 		fail "fio $1 on $2 failed"
 	}
