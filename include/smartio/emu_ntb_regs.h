@@ -37,6 +37,7 @@
 #define SNTB_LUT_ENTRIES		0x010	/* number of LUT entries */
 #define SNTB_LUT_SHIFT			0x014	/* log2 of a LUT entry's size */
 #define SNTB_DIRECT_SHIFT		0x018	/* log2 of a direct window's size */
+#define SNTB_RID_ENTRIES   0x01c  /* RO: table entries; 0 = no table: every requester forwarded */
 
 /* Link */
 #define SNTB_LINK_CTRL			0x020	/* RW */
@@ -70,6 +71,11 @@
 #define  SNTB_LUT_ADDR_VALID		0x1ULL	/* address is slot-aligned */
 #define SNTB_LUT_PORT(n)		(0x8008 + 0x10 * (n))	/* target port */
 #define SNTB_LUT_MAX			2048
+
+#define SNTB_RID(n)        (0x400 + 4 * (n))  /* RW: requester allowed through this port */
+#define  SNTB_RID_VALID    0x80000000
+#define  SNTB_RID_ID(v)    ((v) & 0xffff)     /* bus << 8 | devfn on the port's host */
+#define SNTB_RID_MAX       64
 
 /* MSI-X vectors */
 #define SNTB_VEC_LINK			0
