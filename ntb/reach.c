@@ -166,32 +166,38 @@ static int smartio_inbound_open_iova(struct smartio_adapter *ad,
 				     struct smartio_peer *peer)
 {
 	struct smartio_msg_chan *chan = &peer->chan;
-	struct smartio_iova_window *w = ad->iova;
+	struct smartio_iova_window *w;
 	resource_size_t addr_align, size_align, size_max;
-	u64 base = smartio_iova_window_base(w), size;
+	u64 base, size;
 	int ret;
 
 	ret = ntb_mw_get_align(ad->ntb, peer->pidx, 0, &addr_align,
 			       &size_align, &size_max);
 	if (ret)
 		return ret;
+	w = smartio_iova_window_ref(ad);
+	base = smartio_iova_window_base(w);
 	if (!IS_ALIGNED(base, addr_align) || size_max < SMARTIO_MSG_AREA_SIZE) {
 		dev_err(&ad->ntb->dev, "adapter %d: inbound window 0 (up to %pa bytes, aligned to %pa) cannot lead to the IOVA window at %#llx\n",
 			ad->index, &size_max, &addr_align, base);
-		return -ENOSPC;
+		ret = -ENOSPC;
+		goto err_put;
 	}
 	size = smartio_iova_window_limit(w, round_down(size_max, size_align));
 
 	chan->area_size = SMARTIO_MSG_AREA_SIZE;
 	chan->area = alloc_pages_exact(chan->area_size,
 				       GFP_KERNEL | __GFP_ZERO);
-	if (!chan->area)
-		return -ENOMEM;
+	if (!chan->area) {
+		ret = -ENOMEM;
+		goto err_put;
+	}
 	ret = smartio_iova_window_hold(w, virt_to_phys(chan->area),
 				       chan->area_size);
 	if (ret)
 		goto err_free;
 	chan->area_bus = base;
+	chan->area_iova = w;
 	ret = smartio_inbound_set(ad, peer, 0, base,
 				  min_t(u64, round_up(size, size_align),
 					size_max));
@@ -203,10 +209,13 @@ static int smartio_inbound_open_iova(struct smartio_adapter *ad,
 	return 0;
 
 err_release:
+	chan->area_iova = NULL;
 	smartio_iova_window_release_held(w, chan->area_size);
 err_free:
 	free_pages_exact(chan->area, chan->area_size);
 	chan->area = NULL;
+err_put:
+	smartio_iova_window_put(w);
 	return ret;
 }
 
@@ -348,7 +357,10 @@ void smartio_inbound_close(struct smartio_adapter *ad,
 				  chan->area, chan->area_bus);
 		break;
 	case SMARTIO_INBOUND_IOVA:
-		smartio_iova_window_release_held(ad->iova, chan->area_size);
+		smartio_iova_window_release_held(chan->area_iova,
+						 chan->area_size);
+		smartio_iova_window_put(chan->area_iova);
+		chan->area_iova = NULL;
 		fallthrough;
 	case SMARTIO_INBOUND_RAM:
 		free_pages_exact(chan->area, chan->area_size);

@@ -65,6 +65,8 @@ struct smartio_msg_pending {
  *	window 0 (set up by reach.c).
  * @area_bus: Bus address of @area for the NTB.
  * @area_size: Bytes allocated at @area.
+ * @area_iova: The IOVA window @area is mapped at the base of, referenced;
+ *	NULL when it is not.
  * @win_map: Our outbound window 0 onto the peer, mapped whole.
  * @win_size: Bytes of @win_map.
  * @win: The peer's receive area in @win_map, where its hello says it is;
@@ -90,6 +92,7 @@ struct smartio_msg_chan {
 	void *area;
 	dma_addr_t area_bus;
 	size_t area_size;
+	struct smartio_iova_window *area_iova;
 	void __iomem *win_map;
 	resource_size_t win_size;
 	void __iomem *win;
