@@ -41,6 +41,7 @@ out=$(dd if="$dev" of=/dev/null bs=4k count=16 skip=1024 iflag=direct 2>&1) || r
 echo "node$NODE: dd of $dev: $out"
 [ $rc != 0 ] || fail "$dev still reads with its requester ID unlisted"
 echo "$out" | grep -q "Input/output error" || fail "dd of $dev failed, but not with an I/O error"
+vmctl barrier failed
 smartioctl return 20000 || fail "return 20000 of the dead NVMe failed"
 not_present "$shadow" || fail "shadow device $shadow still there"
 vmctl barrier returned_again

@@ -33,6 +33,15 @@ expect_knob_error() {
 	echo "node$NODE: requesters knob refused '$*': $out"
 }
 
+# rid_dropped: requests the emulated NTB's requester-ID table dropped
+# (its RID_DROPPED register, qemu/smartio-ntb.md).
+rid_dropped() {
+	ntb=$(pci_devices 0x1234 0x4e54 | head -n 1)
+	[ -n "$ntb" ] || fail "no NTB"
+	regs=$(sed -n 1p "$ntb/resource" | cut -d' ' -f1)
+	echo $(($(devmem $((regs + 0x02c)) 32)))
+}
+
 show_requesters() {
 	echo "node$NODE: $requesters:"
 	cat "$requesters"
