@@ -33,6 +33,7 @@
 #include "qemu/sockets.h"
 #include "qemu/queue.h"
 #include "qemu/bswap.h"
+#include "qemu/bitmap.h"
 #include "qapi/error.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/msix.h"
@@ -87,6 +88,12 @@ enum {
 #define SNTB_READ_LEN_MASK      0x00ffffffu
 #define SNTB_READ_AHEAD         (1u << 31)
 #define SNTB_READ_AHEAD_PAGE    (4 * KiB)
+
+/* The requester of a CPU's access: the root complex, 00:00.0 */
+#define SNTB_RID_ROOT           0x0000
+#define SNTB_RID_COUNT          (1 << 16)       /* distinct requester IDs */
+#define SNTB_RID_MASK           (SNTB_RID_VALID | 0xffff)
+#define SNTB_RID_ENTRIES_PXH830 32
 
 /* LINK_STATUS while up: a nominal gen 3 x4 */
 #define SNTB_LINK_STATUS_UP_VAL (SNTB_LINK_STATUS_UP | (3 << 8) | (4 << 16))
@@ -170,6 +177,7 @@ struct SmartioNTBState {
     uint64_t lut_entry_size;
     uint32_t direct_windows;
     uint64_t direct_size;
+    uint32_t rid_entries;
 
     MemoryRegion regs;
     MemoryRegion direct;
@@ -187,6 +195,9 @@ struct SmartioNTBState {
     uint64_t xlat_size[SNTB_DIRECT_MAX];
     uint64_t *lut_addr;         /* L */
     uint8_t *lut_port;          /* L */
+    uint32_t rid[SNTB_RID_MAX]; /* L */
+    uint32_t rid_dropped;       /* L */
+    unsigned long *rid_logged;  /* L: requesters whose drop was logged */
 
     /* Cable state, under the BQL */
     bool hello;                 /* peer said hello on this connection */
@@ -488,6 +499,65 @@ static void sntb_ring(SmartioNTBState *s, uint32_t bits)
     }
 }
 
+/*
+ * Requester-ID table. A request entering a window from our host is
+ * forwarded only if its requester is a valid entry (IDT's NT mapping table,
+ * the PXH830's 32 entries); the CPUs' requests, which QEMU leaves without a
+ * requester, are the root complex's. Without a table (requester-entries=0,
+ * Intel and AMD NTBs) everything is forwarded.
+ */
+
+/* Change entry @n; a changed table logs each requester's drop anew. */
+static void sntb_rid_set(SmartioNTBState *s, unsigned n, uint32_t val)
+{
+    qemu_mutex_lock(&s->lock);
+    val &= SNTB_RID_MASK;
+    if (s->rid[n] != val) {
+        s->rid[n] = val;
+        bitmap_zero(s->rid_logged, SNTB_RID_COUNT);
+    }
+    qemu_mutex_unlock(&s->lock);
+}
+
+static uint16_t sntb_requester(MemTxAttrs attrs)
+{
+    return attrs.unspecified ? SNTB_RID_ROOT : attrs.requester_id;
+}
+
+/*
+ * May this request enter the window at @bar + @addr? If not, count it and
+ * log it, once per requester until the table changes.
+ */
+static bool sntb_rid_allowed(SmartioNTBState *s, MemTxAttrs attrs,
+                             const char *bar, hwaddr addr, bool is_write)
+{
+    uint16_t rid = sntb_requester(attrs);
+    bool log;
+
+    if (!s->rid_entries) {
+        return true;
+    }
+    qemu_mutex_lock(&s->lock);
+    for (unsigned n = 0; n < s->rid_entries; n++) {
+        if (s->rid[n] == (SNTB_RID_VALID | rid)) {
+            qemu_mutex_unlock(&s->lock);
+            return true;
+        }
+    }
+    s->rid_dropped++;
+    log = !test_and_set_bit(rid, s->rid_logged);
+    qemu_mutex_unlock(&s->lock);
+    if (log) {
+        warn_report("%s: port %u: dropped %s from requester %02x:%02x.%x at "
+                    "%s + 0x%" HWADDR_PRIx ": not in the requester table "
+                    "(%u entries)", TYPE_SMARTIO_NTB, s->port,
+                    is_write ? "write" : "read", rid >> 8,
+                    PCI_SLOT(rid & 0xff), PCI_FUNC(rid & 0xff), bar, addr,
+                    s->rid_entries);
+    }
+    return false;
+}
+
 /* Registers (BAR 0): 32-bit accesses; 64-bit ones are split, low first. */
 
 static uint64_t sntb_reg64_read(uint64_t reg, hwaddr addr)
@@ -529,6 +599,13 @@ static uint64_t sntb_regs_read(void *opaque, hwaddr addr, unsigned size)
         return ctz64(s->lut_entry_size);
     case SNTB_DIRECT_SHIFT:
         return ctz64(s->direct_size);
+    case SNTB_RID_ENTRIES:
+        return s->rid_entries;
+    case SNTB_RID_DROPPED:
+        qemu_mutex_lock(&s->lock);
+        val = s->rid_dropped;
+        qemu_mutex_unlock(&s->lock);
+        return val;
     case SNTB_LINK_CTRL:
         return s->link_ctrl;
     case SNTB_LINK_STATUS:
@@ -574,6 +651,16 @@ static uint64_t sntb_regs_read(void *opaque, hwaddr addr, unsigned size)
             return sntb_reg64_read(s->lut_addr[n], addr);
         }
         return (addr & 0xf) == 8 ? s->lut_port[n] : 0;
+    }
+    if (addr >= SNTB_RID(0) && addr < SNTB_RID(SNTB_RID_MAX)) {
+        n = (addr - SNTB_RID(0)) / 4;
+        if (n >= s->rid_entries) {
+            return 0;
+        }
+        qemu_mutex_lock(&s->lock);
+        val = s->rid[n];
+        qemu_mutex_unlock(&s->lock);
+        return val;
     }
     return 0;
 }
@@ -684,6 +771,16 @@ static void sntb_regs_write(void *opaque, hwaddr addr, uint64_t val64,
         qemu_mutex_unlock(&s->lock);
         return;
     }
+    if (addr >= SNTB_RID(0) && addr < SNTB_RID(SNTB_RID_MAX)) {
+        n = (addr - SNTB_RID(0)) / 4;
+        if (n >= s->rid_entries) {
+            qemu_log_mask(LOG_GUEST_ERROR, "%s: requester-ID entry %u, only "
+                          "%u\n", TYPE_SMARTIO_NTB, n, s->rid_entries);
+            return;
+        }
+        sntb_rid_set(s, n, val);
+        return;
+    }
     qemu_log_mask(LOG_GUEST_ERROR, "%s: write of 0x%x to read-only or "
                   "unknown register 0x%" HWADDR_PRIx "\n",
                   TYPE_SMARTIO_NTB, val, addr);
@@ -778,34 +875,46 @@ static void sntb_window_write(SmartioNTBState *s, uint64_t target,
     }
 }
 
-static uint64_t sntb_aperture_read(void *opaque, hwaddr addr, unsigned size)
+/*
+ * A dropped or refused request completes normally, as a PCIe read that
+ * an NTB drops is completed with all-ones: MEMTX_OK, not a bus error.
+ */
+static MemTxResult sntb_aperture_read(void *opaque, hwaddr addr,
+                                      uint64_t *data, unsigned size,
+                                      MemTxAttrs attrs)
 {
     SntbAperture *ap = opaque;
     uint64_t target;
 
     if (sntb_refuse_in_rx(ap->s, ap->bar, addr) ||
+        !sntb_rid_allowed(ap->s, attrs, ap->bar, addr, false) ||
         !ap->target(ap->s, addr, &target)) {
-        return ~0ULL;
+        *data = ~0ULL;
+        return MEMTX_OK;
     }
-    return sntb_window_read(ap->s, target, size);
+    *data = sntb_window_read(ap->s, target, size);
+    return MEMTX_OK;
 }
 
-static void sntb_aperture_write(void *opaque, hwaddr addr, uint64_t val,
-                                unsigned size)
+static MemTxResult sntb_aperture_write(void *opaque, hwaddr addr,
+                                       uint64_t val, unsigned size,
+                                       MemTxAttrs attrs)
 {
     SntbAperture *ap = opaque;
     uint64_t target;
 
     if (sntb_refuse_in_rx(ap->s, ap->bar, addr) ||
+        !sntb_rid_allowed(ap->s, attrs, ap->bar, addr, true) ||
         !ap->target(ap->s, addr, &target)) {
-        return;
+        return MEMTX_OK;
     }
     sntb_window_write(ap->s, target, val, size);
+    return MEMTX_OK;
 }
 
 static const MemoryRegionOps sntb_aperture_ops = {
-    .read = sntb_aperture_read,
-    .write = sntb_aperture_write,
+    .read_with_attrs = sntb_aperture_read,
+    .write_with_attrs = sntb_aperture_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
     .valid = { .min_access_size = 1, .max_access_size = 8 },
     .impl = { .min_access_size = 1, .max_access_size = 8 },
@@ -1387,6 +1496,10 @@ static void sntb_realize(PCIDevice *pdev, Error **errp)
         error_setg(errp, "direct-size must be a power of two >= 4 KiB");
         return;
     }
+    if (s->rid_entries > SNTB_RID_MAX) {
+        error_setg(errp, "requester-entries must be 0..%d", SNTB_RID_MAX);
+        return;
+    }
     if (s->peer && s->socket_path) {
         error_setg(errp, "peer and socket exclude each other");
         return;
@@ -1449,6 +1562,7 @@ static void sntb_realize(PCIDevice *pdev, Error **errp)
 
     s->lut_addr = g_new0(uint64_t, s->lut_entries);
     s->lut_port = g_new0(uint8_t, s->lut_entries);
+    s->rid_logged = bitmap_new(SNTB_RID_COUNT);
     s->db_mask = ~0u;
 
     qemu_mutex_init(&s->lock);
@@ -1481,6 +1595,7 @@ fail_msix:
     msix_uninit_exclusive_bar(pdev);
     g_free(s->lut_addr);
     g_free(s->lut_port);
+    g_free(s->rid_logged);
     qemu_mutex_destroy(&s->lock);
     qemu_cond_destroy(&s->send_cond);
     qemu_cond_destroy(&s->idle_cond);
@@ -1532,6 +1647,7 @@ static void sntb_exit(PCIDevice *pdev)
     msix_uninit_exclusive_bar(pdev);
     g_free(s->lut_addr);
     g_free(s->lut_port);
+    g_free(s->rid_logged);
     qemu_mutex_destroy(&s->lock);
     qemu_cond_destroy(&s->send_cond);
     qemu_cond_destroy(&s->idle_cond);
@@ -1550,6 +1666,9 @@ static void sntb_reset(DeviceState *dev)
     s->link_ctrl = 0;
     memset(s->lut_addr, 0, s->lut_entries * sizeof(*s->lut_addr));
     memset(s->lut_port, 0, s->lut_entries);
+    memset(s->rid, 0, sizeof(s->rid));
+    s->rid_dropped = 0;
+    bitmap_zero(s->rid_logged, SNTB_RID_COUNT);
     s->link_up = false;
     qemu_mutex_unlock(&s->lock);
 
@@ -1588,6 +1707,8 @@ static Property sntb_properties[] = {
                      2 * MiB),
     DEFINE_PROP_UINT32("direct-windows", SmartioNTBState, direct_windows, 2),
     DEFINE_PROP_SIZE("direct-size", SmartioNTBState, direct_size, 4 * MiB),
+    DEFINE_PROP_UINT32("requester-entries", SmartioNTBState, rid_entries,
+                       SNTB_RID_ENTRIES_PXH830),
     DEFINE_PROP_END_OF_LIST(),
 };
 
