@@ -46,4 +46,5 @@ smartioctl return 20000 || fail "return 20000 of the dead NVMe failed"
 not_present "$shadow" || fail "shadow device $shadow still there"
 vmctl barrier returned_again
 vmctl barrier finished
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload
