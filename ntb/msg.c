@@ -101,7 +101,8 @@ void smartio_msg_chan_init(struct smartio_peer *peer)
  * The first time, opens our inbound windows for @peer, its receive area
  * among what they lead to (reach.c), and maps our outbound window onto
  * @peer whole: its hello says where its receive area is in it
- * (smartio_msg_chan_locate()). They stay until smartio_msg_chan_exit().
+ * (smartio_msg_chan_locate()). They stay until smartio_msg_chan_exit();
+ * each later time, the windows are translated again, as they were.
  *
  * Return: 0 or -errno, with the reason logged.
  */
@@ -114,7 +115,7 @@ int smartio_msg_chan_open(struct smartio_adapter *ad, struct smartio_peer *peer)
 	int ret;
 
 	if (chan->area)
-		return 0;
+		return smartio_inbound_restore(ad, peer);
 
 	ret = smartio_inbound_open(ad, peer);
 	if (ret)

@@ -137,10 +137,39 @@ static int smartio_inbound_set(struct smartio_adapter *ad,
 {
 	int ret = ntb_mw_set_trans(ad->ntb, peer->pidx, widx, addr, size);
 
-	if (ret)
+	if (ret) {
 		dev_err(&ad->ntb->dev, "adapter %d: cannot open inbound window %d onto %#llx+%#llx: %d\n",
 			ad->index, widx, addr, size, ret);
-	return ret;
+		return ret;
+	}
+	peer->xlat[widx].addr = addr;
+	peer->xlat[widx].size = size;
+	return 0;
+}
+
+/**
+ * smartio_inbound_restore() - Translate our inbound windows for a peer again.
+ * @ad: The adapter.
+ * @peer: The peer, whose link came back up; its windows were opened.
+ *
+ * The receive area and what the windows lead to stay as they were.
+ *
+ * Return: 0 or -errno, with the reason logged.
+ */
+int smartio_inbound_restore(struct smartio_adapter *ad,
+			    struct smartio_peer *peer)
+{
+	int widx, ret;
+
+	for (widx = 0; widx < SMARTIO_REACH_WINDOWS; widx++) {
+		if (!peer->xlat[widx].size)
+			continue;
+		ret = smartio_inbound_set(ad, peer, widx, peer->xlat[widx].addr,
+					  peer->xlat[widx].size);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* Window 0 onto the receive area alone, DMA memory of the NTB. */
@@ -353,7 +382,7 @@ void smartio_inbound_close(struct smartio_adapter *ad,
 {
 	struct smartio_msg_chan *chan = &peer->chan;
 
-	if (peer->own[SMARTIO_REACH_MSI].size)
+	if (peer->xlat[SMARTIO_REACH_MSI].size)
 		ntb_mw_clear_trans(ad->ntb, peer->pidx, SMARTIO_REACH_MSI);
 	ntb_mw_clear_trans(ad->ntb, peer->pidx, 0);
 	switch (peer->inbound) {
@@ -376,6 +405,7 @@ void smartio_inbound_close(struct smartio_adapter *ad,
 	chan->area = NULL;
 	peer->inbound = SMARTIO_INBOUND_NONE;
 	memset(peer->own, 0, sizeof(peer->own));
+	memset(peer->xlat, 0, sizeof(peer->xlat));
 }
 
 /**

@@ -232,6 +232,9 @@ struct smartio_reach {
  *	while it leaves notice (read with READ_ONCE).
  * @chan: The messaging channel to the peer.
  * @inbound: What our inbound window 0 for the peer leads to.
+ * @xlat: What our inbound windows for the peer are translated onto (by
+ *	window), to translate them again when the link comes back: some
+ *	NTBs (Switchtec) lose them when the peer resets.
  * @own: What our inbound windows for the peer lead to, as we tell it
  *	(SMARTIO_REACH_MEM, SMARTIO_REACH_MSI).
  * @reach: What our outbound windows lead to in the peer's bus address
@@ -254,6 +257,7 @@ struct smartio_peer {
 	u32 session;
 	struct smartio_msg_chan chan;
 	enum smartio_inbound_kind inbound;
+	struct smartio_reach xlat[SMARTIO_REACH_WINDOWS];
 	struct smartio_reach own[SMARTIO_REACH_WINDOWS];
 	struct smartio_reach reach[SMARTIO_REACH_WINDOWS];
 };
@@ -324,6 +328,8 @@ void smartio_windows_show(struct seq_file *s, struct smartio_adapter *ad);
 
 /* reach.c */
 int smartio_inbound_open(struct smartio_adapter *ad, struct smartio_peer *peer);
+int smartio_inbound_restore(struct smartio_adapter *ad,
+			    struct smartio_peer *peer);
 void smartio_inbound_close(struct smartio_adapter *ad,
 			   struct smartio_peer *peer);
 void smartio_reach_publish(struct smartio_adapter *ad,
