@@ -147,7 +147,7 @@ dropped_more() {
 }
 
 before=$(r32 "$A" $RID_DROPPED)
-edu_check "A, edu not in the table (all-ones; RAM unchanged)" "$A4" "$A" "$B" /tmp/ones /tmp/c
+edu_check "A, edu not in the table (dropped)" "$A4" "$A" "$B" /tmp/ones /tmp/c
 dropped_more "edu's DMA dropped" "$before"
 
 rid_allow "$A" 3 "$EDU_RID"
@@ -159,7 +159,7 @@ expect "A RID_DROPPED, edu in the table" "$(r32 "$A" $RID_DROPPED)" "$before"
 # changed).
 w32 "$A" "$(RID 3)" "$EDU_RID"
 before=$(r32 "$A" $RID_DROPPED)
-edu_check "A, edu's entry invalid (all-ones; RAM unchanged)" "$A4" "$A" "$B" /tmp/ones /tmp/c
+edu_check "A, edu's entry invalid (dropped)" "$A4" "$A" "$B" /tmp/ones /tmp/c
 dropped_more "edu's DMA dropped again" "$before"
 expect "CPU read through A's LUT, 0x0000 still in the table" "$(r32 "$A4" 0x1000)" 0xcafef00d
 
