@@ -9,9 +9,8 @@
 # its size. With the NVMe borrowed again, its entry is removed by hand: the
 # NVMe's DMA no longer crosses, and node 1's reads of it fail.
 #
-# The model counts the drops (RID_DROPPED); not yet asserted: that the
-# lender's QEMU logs them (the runner has no test.conf key for QEMU's log
-# yet).
+# The model counts the drops (RID_DROPPED, asserted here) and logs them
+# (test.conf's qemu-log.1).
 set -eu
 . ./lend.sh
 . ./requester.sh
