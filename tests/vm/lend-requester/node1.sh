@@ -9,8 +9,7 @@
 # its size. With the NVMe borrowed again, its entry is removed by hand: the
 # NVMe's DMA no longer crosses, and node 1's reads of it fail.
 #
-# The model counts the drops (RID_DROPPED, asserted here) and logs them
-# (test.conf's qemu-log.1).
+# The lender's QEMU logs the NVMe's dropped requests (test.conf).
 set -eu
 . ./lend.sh
 . ./requester.sh
@@ -60,14 +59,10 @@ vmctl barrier room
 
 vmctl barrier borrowed_again
 [ "$(users_of 1 "$bdf")" = 1 ] || { show_requesters; fail "$bdf not listed after the second borrow"; }
-dropped=$(rid_dropped)
 requester_knob remove 1 "$bdf" || fail "cannot remove $bdf's entry by hand"
 [ "$(users_of 1 "$bdf")" = none ] || { show_requesters; fail "$bdf still listed"; }
 vmctl barrier unlisted
 vmctl barrier failed
-now=$(rid_dropped)
-echo "node$NODE: the NTB dropped $((now - dropped)) requests of $bdf"
-[ "$now" -gt "$dropped" ] || fail "the NTB dropped nothing of the unlisted $bdf"
 
 vmctl barrier returned_again
 [ "$(users_of 1 "$bdf")" = none ] || { show_requesters; fail "$bdf listed after the return"; }

@@ -29,17 +29,8 @@ requester_knob() {
 
 # expect_knob_error CMD...: the knob refuses "CMD...".
 expect_knob_error() {
-	out=$(printf '%s\n' "$*" 2>&1 >"$requesters") && fail "requesters knob took '$*'"
+	out=$({ echo "$*" >"$requesters"; } 2>&1) && fail "requesters knob took '$*'"
 	echo "node$NODE: requesters knob refused '$*': $out"
-}
-
-# rid_dropped: requests the emulated NTB's requester-ID table dropped
-# (its RID_DROPPED register, qemu/smartio-ntb.md).
-rid_dropped() {
-	ntb=$(pci_devices 0x1234 0x4e54 | head -n 1)
-	[ -n "$ntb" ] || fail "no NTB"
-	regs=$(sed -n 1p "$ntb/resource" | cut -d' ' -f1)
-	echo $(($(devmem $((regs + 0x02c)) 32)))
 }
 
 show_requesters() {
