@@ -757,6 +757,31 @@ bool ntb_cable_init(NtbCable *c, const char *name, uint32_t port,
     return true;
 }
 
+bool ntb_cable_check_peer(NtbCable *c, DeviceState *dev, DeviceState *peer_dev,
+                          NtbCable *peer, bool peer_names_peer, Error **errp)
+{
+    if (!peer_dev) {
+        return true;
+    }
+    if (c->socket_path) {
+        error_setg(errp, "peer and socket exclude each other");
+        return false;
+    }
+    if (peer_dev == dev) {
+        error_setg(errp, "a port cannot be its own peer");
+        return false;
+    }
+    if (peer_names_peer || peer->socket_path || peer->cabled) {
+        error_setg(errp, "peer %s is already cabled", peer_dev->id ?: "(port)");
+        return false;
+    }
+    if (!peer_dev->realized) {
+        error_setg(errp, "peer must come first on the command line");
+        return false;
+    }
+    return true;
+}
+
 bool ntb_cable_pair(NtbCable *a, NtbCable *b, Error **errp)
 {
     int sv[2];

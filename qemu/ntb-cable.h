@@ -23,6 +23,7 @@
 #include "qemu/queue.h"
 #include "exec/memory.h"
 #include "sysemu/dma.h"
+#include "hw/qdev-core.h"
 
 /* Message types the cable itself uses; devices number theirs apart. */
 enum {
@@ -130,6 +131,14 @@ void ntb_cable_instance_init(NtbCable *c);
  */
 bool ntb_cable_init(NtbCable *c, const char *name, uint32_t port,
                     const NtbCableOps *ops, void *opaque, Error **errp);
+/*
+ * Check the cabling of a port (@dev, whose cable is @c) that names
+ * @peer_dev (cable @peer) in its peer property, or NULL: not both peer and
+ * socket, not itself, not a port already cabled (@peer_names_peer: it names
+ * a peer of its own), and one realized first. False with @errp set.
+ */
+bool ntb_cable_check_peer(NtbCable *c, DeviceState *dev, DeviceState *peer_dev,
+                          NtbCable *peer, bool peer_names_peer, Error **errp);
 /* Cable two ports of one QEMU to each other; @a is already realized. */
 bool ntb_cable_pair(NtbCable *a, NtbCable *b, Error **errp);
 /* Start the threads (after ntb_cable_init, and ntb_cable_pair if any). */

@@ -672,27 +672,11 @@ static void sntb_realize(PCIDevice *pdev, Error **errp)
         error_setg(errp, "direct-size must be a power of two >= 4 KiB");
         return;
     }
-    if (s->peer && s->cable.socket_path) {
-        error_setg(errp, "peer and socket exclude each other");
-        return;
-    }
-    if (s->peer) {
-        if (s->peer == s) {
-            error_setg(errp, "a port cannot be its own peer");
-            return;
-        }
-        if (s->peer->peer || s->peer->cable.socket_path ||
-            s->peer->cable.cabled) {
-            error_setg(errp, "peer %s is already cabled",
-                       DEVICE(s->peer)->id ?: "(port)");
-            return;
-        }
-        if (!DEVICE(s->peer)->realized) {
-            error_setg(errp, "peer must come first on the command line");
-            return;
-        }
-    }
-    if (!ntb_cable_init(&s->cable, TYPE_SMARTIO_NTB, s->port, &sntb_cable_ops,
+    if (!ntb_cable_check_peer(&s->cable, DEVICE(s),
+                              s->peer ? DEVICE(s->peer) : NULL,
+                              s->peer ? &s->peer->cable : NULL,
+                              s->peer && s->peer->peer, errp) ||
+        !ntb_cable_init(&s->cable, TYPE_SMARTIO_NTB, s->port, &sntb_cable_ops,
                         s, errp)) {
         return;
     }
