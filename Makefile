@@ -6,7 +6,8 @@
 #   make check      install dependencies, build for the reference kernel and
 #                   run every test: unit, style, VM, benchmark smoke runs;
 #                   ends "N passed, N failed"
-#   make demo       install dependencies and run the emulated 2-node cluster
+#   make demo       install dependencies and boot the emulated 2-node cluster:
+#                   node 2 lends its NVMe, node 1 borrows, uses and returns it
 #   make bench      the benchmarks: bench/RESULTS.md and bench/plots/
 #   make install    install modules (into KDIR's kernel) and programs
 #

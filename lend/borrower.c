@@ -35,17 +35,6 @@ static struct smartio_shadow *smartio_shadow_find(u32 fdid)
 	return NULL;
 }
 
-/* End of the physical address space our RAM occupies. */
-static u64 smartio_ram_end(void)
-{
-	u64 end = 0;
-	int nid;
-
-	for_each_online_node(nid)
-		end = max_t(u64, end, PFN_PHYS(pgdat_end_pfn(NODE_DATA(nid))));
-	return end;
-}
-
 /* The message a failed borrow request gets, by its status. */
 static void smartio_borrow_error(int ret, struct netlink_ext_ack *extack)
 {

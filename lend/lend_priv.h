@@ -101,13 +101,6 @@ struct smartio_config_write {
 	u8 reserved;
 };
 
-/*
- * The x86 interrupt address range: an MSI is a write here. The lender
- * opens a window onto it for the functions we borrow.
- */
-#define SMARTIO_MSI_ADDR	0xfee00000ULL
-#define SMARTIO_MSI_SIZE	0x100000ULL
-
 #define SMARTIO_SHADOW_CONFIG_SIZE	4096
 
 /**

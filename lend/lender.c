@@ -41,7 +41,7 @@
  * @bar_addr: Each memory BAR's DMA address for @ntb_dev: where the
  *	borrower's windows lead.
  * @bar_size: Each memory BAR's size, 0 for none.
- * @bar_grant: Lets the borrower have a window opened onto each BAR.
+ * @bar_grant: Lets the borrower reach each BAR.
  */
 struct smartio_lent {
 	struct list_head list;
@@ -562,7 +562,8 @@ static int smartio_lent_setup(struct smartio_lent *lent, u16 node,
 			lent->bar_grant[i] = NULL;
 			return ret;
 		}
-		resp->bars[i].addr = cpu_to_le64(addr);
+		resp->bars[i].addr =
+			cpu_to_le64(smartio_grant_addr(lent->bar_grant[i]));
 		resp->bars[i].size = cpu_to_le64(size);
 	}
 	pci_set_master(pdev);

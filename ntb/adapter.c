@@ -47,12 +47,14 @@ static BLOCKING_NOTIFIER_HEAD(smartio_node_notifiers);
  * peer's scratchpads, with ntb_peer_spad_write(), so that on a multi-port
  * NTB each peer's hello has a block of its own:
  *
- *	SPAD(4g + 0)	SMARTIO_HS_MAGIC: 0x534d ("SM") << 16 | version (1)
- *	SPAD(4g + 1)	the sender's node id (1..0xffff; upper 16 bits 0)
- *	SPAD(4g + 2)	the sender's boot epoch: a random non-zero u32 drawn
+ *	SPAD(5g + 0)	SMARTIO_HS_MAGIC: 0x534d ("SM") << 16 | version (2)
+ *	SPAD(5g + 1)	the sender's node id (1..0xffff; upper 16 bits 0)
+ *	SPAD(5g + 2)	the sender's boot epoch: a random non-zero u32 drawn
  *			at module load, so that a restarted peer is new
- *	SPAD(4g + 3)	ack: the receiver's epoch as the sender last read it
+ *	SPAD(5g + 3)	ack: the receiver's epoch as the sender last read it
  *			from the receiver's hello, 0 if none
+ *	SPAD(5g + 4)	where the sender's receive area (msg.c) is in the
+ *			receiver's outbound window onto it, in 4 KiB units
  *
  * The magic is written last: a block with a valid magic is complete. Then
  * the sender rings doorbell bit 0 of the peer (SMARTIO_DB_HANDSHAKE). Bit 0
@@ -71,19 +73,24 @@ static BLOCKING_NOTIFIER_HEAD(smartio_node_notifiers);
  * up path as well, in case the doorbell came before this side listened.
  *
  * Every hello resets our receiving side of the messaging channel (see
- * msg.c): the peer sends messages only once it has read it.
+ * msg.c): the peer sends messages only once it has read it. A hello that
+ * acknowledges the peer follows our word of what the peer's windows onto
+ * us lead to, written into its receive area (reach.c), so the peer has it
+ * when it joins.
  *
  * When the link to a peer goes down, the peer is DOWN and its block of our
  * scratchpads is stale: it is cleared. A peer whose hello carries our own
  * node id is refused (an error is logged) and stays LINK_UP.
  */
-#define SMARTIO_HS_MAGIC	0x534d0001
+#define SMARTIO_HS_MAGIC	0x534d0002
 #define SMARTIO_HS_MAGIC_MASK	0xffff0000
 #define SMARTIO_HS_SPAD_MAGIC	0
 #define SMARTIO_HS_SPAD_NODE	1
 #define SMARTIO_HS_SPAD_EPOCH	2
 #define SMARTIO_HS_SPAD_ACK	3
-#define SMARTIO_HS_SPADS	4
+#define SMARTIO_HS_SPAD_AREA	4
+#define SMARTIO_HS_SPADS	5
+#define SMARTIO_HS_AREA_SHIFT	12
 
 /* Adapters whose node id the node_id parameter can set. */
 #define SMARTIO_MAX_PARAM_ADAPTERS	16
@@ -170,6 +177,11 @@ static void smartio_send_hello(struct smartio_adapter *ad,
 
 	/* The peer may send messages once it has read this. */
 	smartio_msg_chan_reset_rx(peer);
+	if (ack)
+		smartio_reach_publish(ad, peer);
+	ntb_peer_spad_write(ntb, peer->pidx, base + SMARTIO_HS_SPAD_AREA,
+			    smartio_inbound_area_offset(peer) >>
+			    SMARTIO_HS_AREA_SHIFT);
 	ntb_peer_spad_write(ntb, peer->pidx, base + SMARTIO_HS_SPAD_ACK, ack);
 	ntb_peer_spad_write(ntb, peer->pidx, base + SMARTIO_HS_SPAD_NODE,
 			    ad->node_id);
@@ -266,7 +278,7 @@ static void smartio_peer_hello(struct smartio_adapter *ad,
 			       struct smartio_peer *peer)
 {
 	struct ntb_dev *ntb = ad->ntb;
-	u32 magic, node, epoch, ack;
+	u32 magic, node, epoch, ack, area;
 
 	magic = ntb_spad_read(ntb, peer->in_spad + SMARTIO_HS_SPAD_MAGIC);
 	if (magic != SMARTIO_HS_MAGIC) {
@@ -283,6 +295,7 @@ static void smartio_peer_hello(struct smartio_adapter *ad,
 	node = ntb_spad_read(ntb, peer->in_spad + SMARTIO_HS_SPAD_NODE);
 	epoch = ntb_spad_read(ntb, peer->in_spad + SMARTIO_HS_SPAD_EPOCH);
 	ack = ntb_spad_read(ntb, peer->in_spad + SMARTIO_HS_SPAD_ACK);
+	area = ntb_spad_read(ntb, peer->in_spad + SMARTIO_HS_SPAD_AREA);
 	if (!epoch)
 		return;
 
@@ -294,6 +307,13 @@ static void smartio_peer_hello(struct smartio_adapter *ad,
 	if (peer->state == SMARTIO_PEER_STATE_JOINED &&
 	    (epoch != peer->epoch || ack != smartio_epoch))
 		smartio_peer_leave(ad, peer, SMARTIO_PEER_STATE_LINK_UP);
+	/* Without its receive area, a peer can be neither answered nor joined. */
+	if (smartio_msg_chan_locate(ad, peer,
+				    (u64)area << SMARTIO_HS_AREA_SHIFT)) {
+		if (peer->state == SMARTIO_PEER_STATE_JOINED)
+			smartio_peer_leave(ad, peer, SMARTIO_PEER_STATE_LINK_UP);
+		return;
+	}
 	peer->epoch = epoch;
 
 	/*
@@ -317,8 +337,11 @@ static void smartio_peer_hello(struct smartio_adapter *ad,
 	}
 
 	WRITE_ONCE(peer->session, peer->session + 1);
+	smartio_reach_learn(ad, peer);
 	smartio_msg_chan_up(peer);
 	peer->state = SMARTIO_PEER_STATE_JOINED;
+	/* Who finds the node by its id finds what it reaches (window.c). */
+	smp_wmb();
 	WRITE_ONCE(peer->node_id, node);
 	smartio_peer_report(ad, peer);
 	pr_info("adapter %d: node %u joined (port %d)\n", ad->index, node,
@@ -770,6 +793,7 @@ static int smartio_adapters_show(struct seq_file *s, void *unused)
 			seq_printf(s, "    messages sent %llu received %llu\n",
 				   READ_ONCE(peer->chan.tx_count),
 				   READ_ONCE(peer->chan.rx_count));
+			smartio_reach_show(s, peer);
 		}
 		mutex_unlock(&ad->lock);
 		smartio_windows_show(s, ad);
@@ -789,12 +813,9 @@ static int __init smartio_ntb_init(void)
 		smartio_epoch = get_random_u32();
 	} while (!smartio_epoch);
 	smartio_msg_init();
-	ret = smartio_window_init();
-	if (ret)
-		return ret;
 	ret = smartio_segment_init();
 	if (ret)
-		goto err_window;
+		return ret;
 
 	smartio_debugfs = debugfs_create_dir("smartio", NULL);
 	debugfs_create_file("adapters", 0444, smartio_debugfs, NULL,
@@ -809,8 +830,6 @@ static int __init smartio_ntb_init(void)
 err_debugfs:
 	debugfs_remove_recursive(smartio_debugfs);
 	smartio_segment_exit();
-err_window:
-	smartio_window_exit();
 	return ret;
 }
 
@@ -819,7 +838,6 @@ static void __exit smartio_ntb_exit(void)
 	ntb_unregister_client(&smartio_ntb_client);
 	debugfs_remove_recursive(smartio_debugfs);
 	smartio_segment_exit();
-	smartio_window_exit();
 }
 
 module_init(smartio_ntb_init);

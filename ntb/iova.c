@@ -41,7 +41,8 @@ struct smartio_iova_window {
 	u64 base;
 	u64 size;
 	u64 old_bus_dma_limit;
-	atomic_long_t pages;		/* mapped */
+	atomic_long_t pages;		/* mapped for peers' devices */
+	unsigned long held;		/* at the base: a receive area */
 };
 
 /**
@@ -104,7 +105,7 @@ static void smartio_iova_window_release(struct kref *ref)
 	struct smartio_iova_window *w =
 		container_of(ref, struct smartio_iova_window, ref);
 
-	WARN_ON(atomic_long_read(&w->pages));
+	WARN_ON(atomic_long_read(&w->pages) || w->held);
 	w->dev->bus_dma_limit = w->old_bus_dma_limit;
 	put_iova_domain(&w->iovad);
 	iova_cache_put();
@@ -133,8 +134,116 @@ void smartio_iova_window_show(struct seq_file *s, struct smartio_adapter *ad)
 	struct smartio_iova_window *w = ad->iova;
 
 	if (w)
-		seq_printf(s, "  iova 0x%llx+0x%llx pages %ld\n", w->base,
-			   w->size, atomic_long_read(&w->pages));
+		seq_printf(s, "  iova 0x%llx+0x%llx held %lu pages %ld\n",
+			   w->base, w->size, w->held,
+			   atomic_long_read(&w->pages));
+}
+
+/**
+ * smartio_iova_window_ref() - An adapter's IOVA window, referenced.
+ * @ad: The adapter.
+ *
+ * Return: The window until smartio_iova_window_put(), or NULL if the
+ * adapter has none.
+ */
+struct smartio_iova_window *smartio_iova_window_ref(struct smartio_adapter *ad)
+{
+	if (ad->iova)
+		kref_get(&ad->iova->ref);
+	return ad->iova;
+}
+
+u64 smartio_iova_window_base(struct smartio_iova_window *w)
+{
+	return w->base;
+}
+
+/*
+ * Keeps the window within @size bytes from its base: what the inbound
+ * window in front of it translates (reach.c). Only ever shrinks it, and
+ * only before anything is mapped above the new end. Returns its size.
+ */
+u64 smartio_iova_window_limit(struct smartio_iova_window *w, u64 size)
+{
+	size = round_down(size, PAGE_SIZE);
+	if (size < w->size && !atomic_long_read(&w->pages) && !w->held)
+		w->size = size;
+	return w->size;
+}
+
+/*
+ * Maps [@phys, @phys + @size) at the window's base, where nothing else
+ * is ever allocated: the receive area, which a peer finds there (reach.c).
+ */
+int smartio_iova_window_hold(struct smartio_iova_window *w, phys_addr_t phys,
+			     size_t size)
+{
+	unsigned long first = w->base >> PAGE_SHIFT;
+	unsigned long pages = PAGE_ALIGN(size) >> PAGE_SHIFT;
+	int ret;
+
+	if (!reserve_iova(&w->iovad, first, first + pages - 1))
+		return -ENOMEM;
+	ret = iommu_map(w->domain, w->base, phys, pages << PAGE_SHIFT,
+			IOMMU_READ | IOMMU_WRITE);
+	if (ret) {
+		free_iova(&w->iovad, first);
+		return ret;
+	}
+	w->held = pages;
+	return 0;
+}
+
+/* Undoes smartio_iova_window_hold(). */
+void smartio_iova_window_release_held(struct smartio_iova_window *w,
+				      size_t size)
+{
+	unsigned long pages = PAGE_ALIGN(size) >> PAGE_SHIFT;
+
+	iommu_unmap(w->domain, w->base, pages << PAGE_SHIFT);
+	free_iova(&w->iovad, w->base >> PAGE_SHIFT);
+	w->held = 0;
+}
+
+/*
+ * Maps again into the window the pages the NTB's own DMA mappings hold at
+ * [@addr, @addr + @size) (DMA memory, or a BAR through
+ * dma_map_resource()), so that a peer reaches them in the window: a grant
+ * (reach.c). Sleeps. Returns the window address of @addr, or
+ * DMA_MAPPING_ERROR (the window is full, or @addr is not mapped).
+ */
+dma_addr_t smartio_iova_map_again(struct smartio_iova_window *w,
+				  dma_addr_t addr, size_t size)
+{
+	unsigned long off = offset_in_page(addr);
+	unsigned long pages = PAGE_ALIGN(off + size) >> PAGE_SHIFT;
+	unsigned long pfn, i;
+	dma_addr_t iova;
+	phys_addr_t phys;
+	int prot;
+
+	pfn = alloc_iova_fast(&w->iovad, pages,
+			      (w->base + w->size - 1) >> PAGE_SHIFT, true);
+	if (!pfn)
+		return DMA_MAPPING_ERROR;
+	iova = (dma_addr_t)pfn << PAGE_SHIFT;
+	for (i = 0; i < pages; i++) {
+		phys = iommu_iova_to_phys(w->domain, addr - off + i * PAGE_SIZE);
+		prot = IOMMU_READ | IOMMU_WRITE;
+		if (!pfn_valid(PHYS_PFN(phys)))
+			prot |= IOMMU_MMIO;
+		if (!phys || iommu_map(w->domain, iova + i * PAGE_SIZE,
+				       phys & PAGE_MASK, PAGE_SIZE, prot))
+			break;
+	}
+	if (i < pages) {
+		if (i)
+			iommu_unmap(w->domain, iova, i * PAGE_SIZE);
+		free_iova_fast(&w->iovad, pfn, pages);
+		return DMA_MAPPING_ERROR;
+	}
+	atomic_long_add(pages, &w->pages);
+	return iova + off;
 }
 
 /**

@@ -4,15 +4,18 @@
  * peer, each way a ring of smartio/ring.h records holding smartio/msg.h
  * messages.
  *
- * Receive area (version 1). Every node allocates, per peer, one area of
- * DMA-coherent memory and points its inbound window 0 for that peer at it;
- * the peer writes into it through its outbound window onto us. Only posted
- * writes cross the fabric: nobody ever reads the other side's memory.
+ * Receive area (version 2). Every node allocates, per peer, one area of
+ * memory that its inbound window 0 for that peer leads to (reach.c), at
+ * an offset its hello tells (adapter.c); the peer writes into it through
+ * its outbound window onto us. Only posted writes cross the fabric:
+ * nobody ever reads the other side's memory.
  *
  *	offset	size		written by the sender
  *	0x0000	__le32		head: producer counter of the ring below
  *	0x0040	__le32		ack: the sender's consumer counter of the ring
  *				we write into (how far it has read our messages)
+ *	0x0080	32 bytes	what our windows onto the sender lead to
+ *				(struct smartio_reach_wire, reach.c)
  *	0x1000	RING_SIZE	the ring
  *
  * Sending: reserve a record (smartio_ring_reserve(), with the tail the
@@ -48,12 +51,6 @@
 #include "smartio/ntb.h"
 #include "smartio/ring.h"
 #include "smartio_ntb_priv.h"
-
-#define SMARTIO_MSG_AREA_HEAD		0x0000
-#define SMARTIO_MSG_AREA_ACK		0x0040
-#define SMARTIO_MSG_AREA_RING		0x1000
-#define SMARTIO_MSG_RING_SIZE		(512 * 1024)
-#define SMARTIO_MSG_AREA_SIZE		(SMARTIO_MSG_AREA_RING + SMARTIO_MSG_RING_SIZE)
 
 /*
  * Ring bytes kept free for responses: one largest per pending request
@@ -101,9 +98,10 @@ void smartio_msg_chan_init(struct smartio_peer *peer)
  * @peer: The peer, whose link is up (NTBs tell window constraints only
  *	then); its channel is down.
  *
- * The first time, allocates the receive area, opens inbound window 0 of
- * @peer onto it and maps our outbound window onto @peer's area; they stay
- * until smartio_msg_chan_exit().
+ * The first time, opens our inbound windows for @peer, its receive area
+ * among what they lead to (reach.c), and maps our outbound window onto
+ * @peer whole: its hello says where its receive area is in it
+ * (smartio_msg_chan_locate()). They stay until smartio_msg_chan_exit().
  *
  * Return: 0 or -errno, with the reason logged.
  */
@@ -111,46 +109,16 @@ int smartio_msg_chan_open(struct smartio_adapter *ad, struct smartio_peer *peer)
 {
 	struct smartio_msg_chan *chan = &peer->chan;
 	struct ntb_dev *ntb = ad->ntb;
-	resource_size_t addr_align, size_align, size_max, win_size;
+	resource_size_t win_size;
 	phys_addr_t win_base;
-	size_t xlat_size;
 	int ret;
 
 	if (chan->area)
 		return 0;
 
-	ret = ntb_mw_get_align(ntb, peer->pidx, 0, &addr_align, &size_align,
-			       &size_max);
-	if (ret) {
-		dev_err(&ntb->dev, "adapter %d: no inbound window for messages: %d\n",
-			ad->index, ret);
+	ret = smartio_inbound_open(ad, peer);
+	if (ret)
 		return ret;
-	}
-	xlat_size = round_up(SMARTIO_MSG_AREA_SIZE, size_align);
-	if (size_max < xlat_size) {
-		dev_err(&ntb->dev, "adapter %d: inbound window 0 takes %pa bytes, messages need %zu\n",
-			ad->index, &size_max, xlat_size);
-		return -ENOSPC;
-	}
-	/* A buffer is aligned to its size: allocate the alignment at least. */
-	chan->area_size = max_t(size_t, xlat_size, addr_align);
-	chan->area = dma_alloc_coherent(&ntb->pdev->dev, chan->area_size,
-					&chan->area_dma, GFP_KERNEL);
-	if (!chan->area)
-		return -ENOMEM;
-	if (!IS_ALIGNED(chan->area_dma, addr_align)) {
-		dev_err(&ntb->dev, "adapter %d: receive area at %pad is not aligned to %pa\n",
-			ad->index, &chan->area_dma, &addr_align);
-		ret = -EINVAL;
-		goto err_free;
-	}
-
-	ret = ntb_mw_set_trans(ntb, peer->pidx, 0, chan->area_dma, xlat_size);
-	if (ret) {
-		dev_err(&ntb->dev, "adapter %d: cannot open inbound window 0: %d\n",
-			ad->index, ret);
-		goto err_free;
-	}
 
 	/* Outbound window pidx leads to peer pidx (window 0 on two ports). */
 	ret = ntb_peer_mw_get_addr(ntb, peer->pidx, &win_base, &win_size);
@@ -158,23 +126,46 @@ int smartio_msg_chan_open(struct smartio_adapter *ad, struct smartio_peer *peer)
 		dev_err(&ntb->dev, "adapter %d: no outbound window %d for messages\n",
 			ad->index, peer->pidx);
 		ret = ret ?: -ENOSPC;
-		goto err_clear;
+		goto err_close;
 	}
-	chan->win = ioremap_wc(win_base, SMARTIO_MSG_AREA_SIZE);
-	if (!chan->win) {
+	chan->win_map = ioremap_wc(win_base, win_size);
+	if (!chan->win_map) {
 		ret = -ENOMEM;
-		goto err_clear;
+		goto err_close;
 	}
-
+	chan->win_size = win_size;
+	chan->win = NULL;
 	return 0;
 
-err_clear:
-	ntb_mw_clear_trans(ntb, peer->pidx, 0);
-err_free:
-	dma_free_coherent(&ntb->pdev->dev, chan->area_size, chan->area,
-			  chan->area_dma);
-	chan->area = NULL;
+err_close:
+	smartio_inbound_close(ad, peer);
 	return ret;
+}
+
+/**
+ * smartio_msg_chan_locate() - Learn where a peer's receive area is.
+ * @ad: The adapter.
+ * @peer: The peer, whose channel is down.
+ * @offset: Where its hello says the area is in our outbound window onto
+ *	it.
+ *
+ * Return: 0, or -ERANGE (logged) when the area would not be in the window.
+ */
+int smartio_msg_chan_locate(struct smartio_adapter *ad,
+			    struct smartio_peer *peer, u64 offset)
+{
+	struct smartio_msg_chan *chan = &peer->chan;
+
+	if (offset > chan->win_size ||
+	    chan->win_size - offset < SMARTIO_MSG_AREA_SIZE) {
+		dev_err_ratelimited(&ad->ntb->dev, "adapter %d: port %d puts its receive area at %#llx, outside our %pa-byte window onto it\n",
+				    ad->index, peer->port, offset,
+				    &chan->win_size);
+		chan->win = NULL;
+		return -ERANGE;
+	}
+	chan->win = chan->win_map + offset;
+	return 0;
 }
 
 /**
@@ -187,11 +178,10 @@ void smartio_msg_chan_exit(struct smartio_adapter *ad, struct smartio_peer *peer
 	struct smartio_msg_chan *chan = &peer->chan;
 
 	if (chan->area) {
-		iounmap(chan->win);
-		ntb_mw_clear_trans(ad->ntb, peer->pidx, 0);
-		dma_free_coherent(&ad->ntb->pdev->dev, chan->area_size,
-				  chan->area, chan->area_dma);
-		chan->area = NULL;
+		iounmap(chan->win_map);
+		chan->win_map = NULL;
+		chan->win = NULL;
+		smartio_inbound_close(ad, peer);
 	}
 	mutex_destroy(&chan->rx_lock);
 }

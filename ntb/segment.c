@@ -59,7 +59,7 @@ struct smartio_segment_info_resp {
  * @dma: Its bus address for the NTB.
  * @size: Bytes.
  * @export_node: Node allowed to connect, SMARTIO_NODE_ALL, or 0 for none.
- * @grant: Lets @export_node have an inbound window onto the memory.
+ * @grant: Lets @export_node reach the memory.
  */
 struct smartio_segment {
 	struct list_head list;
@@ -150,7 +150,6 @@ static int smartio_segment_create(const struct smartio_segment_create *req)
 	if (!seg)
 		return -ENOMEM;
 	kref_init(&seg->ref);
-	INIT_LIST_HEAD(&seg->grant.list);
 	seg->id = req->segment_id;
 	seg->size = req->size;
 
@@ -231,9 +230,9 @@ static int smartio_segment_export(const struct smartio_segment_export *req)
 	mutex_lock(&smartio_segments_lock);
 	seg = smartio_segment_find(req->segment_id);
 	if (seg) {
-		seg->export_node = req->node_id;
-		smartio_window_grant(&seg->grant, seg->ad, req->node_id,
-				     seg->dma, seg->size);
+		ret = smartio_window_grant(&seg->grant, seg->ad, req->node_id,
+					   seg->dma, seg->size);
+		seg->export_node = ret ? 0 : req->node_id;
 	} else {
 		ret = -ENOENT;
 	}
@@ -264,7 +263,7 @@ static int smartio_segment_info_handler(u16 node_id,
 	} else if (!smartio_node_peer(node_id, &ad) || ad != seg->ad) {
 		ret = -EXDEV;	/* DMA memory of another adapter */
 	} else {
-		out->addr = cpu_to_le64(seg->dma);
+		out->addr = cpu_to_le64(seg->grant.peer_addr);
 		out->size = cpu_to_le64(seg->size);
 		*resp_len = sizeof(*out);
 	}

@@ -28,6 +28,17 @@
 /* Requests one node may have pending on one peer at a time. */
 #define SMARTIO_MSG_INFLIGHT	32
 
+/*
+ * Receive area (msg.c), the memory a peer writes into through its window
+ * onto us; offsets, and the bytes the area takes.
+ */
+#define SMARTIO_MSG_AREA_HEAD		0x0000
+#define SMARTIO_MSG_AREA_ACK		0x0040
+#define SMARTIO_MSG_AREA_REACH		0x0080	/* reach.c */
+#define SMARTIO_MSG_AREA_RING		0x1000
+#define SMARTIO_MSG_RING_SIZE		(512 * 1024)
+#define SMARTIO_MSG_AREA_SIZE		(SMARTIO_MSG_AREA_RING + SMARTIO_MSG_RING_SIZE)
+
 /**
  * struct smartio_msg_pending - A request waiting for its response.
  * @id: The request's id; 0 while the entry is free.
@@ -51,10 +62,15 @@ struct smartio_msg_pending {
 /**
  * struct smartio_msg_chan - The messaging channel to one peer.
  * @area: Our receive area (see msg.c), written by the peer through its
- *	window 0: DMA-coherent memory, the target of our inbound window.
- * @area_dma: Bus address of @area for the NTB.
- * @area_size: Bytes allocated at @area (the window's alignment at least).
- * @win: Our outbound window onto the peer's receive area.
+ *	window 0 (set up by reach.c).
+ * @area_bus: Bus address of @area for the NTB.
+ * @area_size: Bytes allocated at @area.
+ * @area_iova: The IOVA window @area is mapped at the base of, referenced;
+ *	NULL when it is not.
+ * @win_map: Our outbound window 0 onto the peer, mapped whole.
+ * @win_size: Bytes of @win_map.
+ * @win: The peer's receive area in @win_map, where its hello says it is;
+ *	NULL until then.
  * @rx_lock: Serialises receiving with resetting the receive side.
  * @rx_tail: Consumer counter of our receive ring.
  * @rx_seq: Sequence number the next received message must carry.
@@ -74,8 +90,11 @@ struct smartio_msg_pending {
  */
 struct smartio_msg_chan {
 	void *area;
-	dma_addr_t area_dma;
+	dma_addr_t area_bus;
 	size_t area_size;
+	struct smartio_iova_window *area_iova;
+	void __iomem *win_map;
+	resource_size_t win_size;
 	void __iomem *win;
 
 	struct mutex rx_lock;
@@ -101,10 +120,10 @@ struct smartio_msg_chan {
 struct smartio_adapter;
 
 /**
- * struct smartio_aperture - A run of an adapter's windows (window.c).
+ * struct smartio_aperture - The LUT windows of an adapter (window.c).
  * @lock: Serialises mapping and unmapping.
  * @ad: The adapter.
- * @kind: "LUT" (we translate) or "direct" (the peer translates).
+ * @kind: "LUT".
  * @notify: Programs or clears a slot's translation.
  * @map: Slot allocation, keyed by peer index.
  * @slots: The slots of @map.
@@ -130,15 +149,17 @@ struct smartio_aperture {
 };
 
 /**
- * struct smartio_window_mapping - A peer range mapped through window slots.
- * @ap: The aperture.
+ * struct smartio_window_mapping - A peer range mapped through our windows.
+ * @ad: The adapter.
+ * @ap: The aperture of its LUT slots; NULL through a direct window.
  * @pidx: The peer.
  * @first: First slot.
- * @count: Slots, 0 once unmapped.
+ * @count: Slots (1 through a direct window), 0 once unmapped.
  * @phys: Where the range starts in our physical address space.
  * @size: Bytes of the range.
  */
 struct smartio_window_mapping {
+	struct smartio_adapter *ad;
 	struct smartio_aperture *ap;
 	int pidx;
 	u32 first;
@@ -148,19 +169,51 @@ struct smartio_window_mapping {
 };
 
 /**
- * struct smartio_grant - A range a node may have an inbound window onto.
- * @list: Entry in window.c's grants; empty while not granted.
- * @ad: Adapter whose bus address space the range is in.
+ * struct smartio_grant - A local range a node may reach (reach.c).
+ * @ad: Adapter whose bus address space the range is in; NULL while not
+ *	granted.
  * @node_id: The node, or SMARTIO_NODE_ALL.
- * @addr: Start of the range.
+ * @addr: Start of the range, a bus address of @ad's NTB.
  * @size: Bytes.
+ * @peer_addr: Where peers reach the range: @addr, or where the range is
+ *	mapped again in @iova.
+ * @iova: The IOVA window the range is mapped into, referenced; NULL when
+ *	peers reach @addr as it is.
  */
 struct smartio_grant {
-	struct list_head list;
 	struct smartio_adapter *ad;
 	u16 node_id;
 	u64 addr;
 	u64 size;
+	u64 peer_addr;
+	struct smartio_iova_window *iova;
+};
+
+/* What our inbound window 0 for a peer leads to (reach.c). */
+enum smartio_inbound_kind {
+	SMARTIO_INBOUND_NONE,	/* not open */
+	SMARTIO_INBOUND_RING,	/* the receive area alone */
+	SMARTIO_INBOUND_IOVA,	/* the adapter's IOVA window */
+	SMARTIO_INBOUND_RAM,	/* all of RAM, untranslated */
+};
+
+/* Inbound windows a peer reaches us through: memory, and interrupts. */
+#define SMARTIO_REACH_MEM	0
+#define SMARTIO_REACH_MSI	1
+#define SMARTIO_REACH_WINDOWS	2
+
+/**
+ * struct smartio_reach - A range of a node's bus address space that one
+ *	of the windows between us leads to.
+ * @addr: Start of the range.
+ * @size: Bytes; 0 when the window leads nowhere.
+ * @phys: Where the window is in our physical address space (for a
+ *	peer's range: our outbound window); 0 for our own ranges.
+ */
+struct smartio_reach {
+	u64 addr;
+	u64 size;
+	phys_addr_t phys;
 };
 
 /**
@@ -178,8 +231,12 @@ struct smartio_grant {
  * @session: Number of times the peer joined; lets a connection made
  *	while it leaves notice (read with READ_ONCE).
  * @chan: The messaging channel to the peer.
- * @inbound: Our inbound windows the peer had us open (bit n: window n),
- *	protected by the adapter's @inbound_lock.
+ * @inbound: What our inbound window 0 for the peer leads to.
+ * @own: What our inbound windows for the peer lead to, as we tell it
+ *	(SMARTIO_REACH_MEM, SMARTIO_REACH_MSI).
+ * @reach: What our outbound windows lead to in the peer's bus address
+ *	space, as it told us when it joined; read without the adapter's
+ *	lock by mappers that hold the peer joined.
  *
  * Every other field but @pidx and @chan is protected by the adapter's
  * @lock.
@@ -196,7 +253,9 @@ struct smartio_peer {
 	int out_spad;
 	u32 session;
 	struct smartio_msg_chan chan;
-	u64 inbound;
+	enum smartio_inbound_kind inbound;
+	struct smartio_reach own[SMARTIO_REACH_WINDOWS];
+	struct smartio_reach reach[SMARTIO_REACH_WINDOWS];
 };
 
 /**
@@ -213,8 +272,9 @@ struct smartio_peer {
  * @lock: Protects the fields of @peers and @node_id.
  * @peer_count: Number of peers, ntb_peer_port_count(); fixed at probe.
  * @lut: The LUT aperture, for the window manager.
- * @direct: The direct aperture, for the window manager.
- * @inbound_lock: Protects every peer's @inbound.
+ * @direct_maps: Mappings through direct windows in use (window.c).
+ * @grants: Local ranges granted to peers (reach.c).
+ * @iova: The IOVA window, where our IOMMU translates inbound accesses.
  * @fabric_peers: The peers as the core's registry shows them.
  * @peers: The peers, indexed by pidx.
  *
@@ -232,8 +292,8 @@ struct smartio_adapter {
 	struct mutex lock;
 	int peer_count;
 	struct smartio_aperture lut;
-	struct smartio_aperture direct;
-	struct mutex inbound_lock;
+	atomic_t direct_maps;
+	atomic_t grants;
 	struct smartio_iova_window *iova;
 	struct smartio_fabric_peer *fabric_peers;
 	struct smartio_peer peers[];
@@ -246,8 +306,6 @@ struct smartio_peer *smartio_node_peer(u16 node_id,
 				       struct smartio_adapter **adp);
 
 /* window.c */
-int smartio_window_init(void);
-void smartio_window_exit(void);
 int smartio_windows_init(struct smartio_adapter *ad);
 void smartio_windows_exit(struct smartio_adapter *ad);
 int smartio_window_map(struct smartio_adapter *ad, int pidx, u64 addr,
@@ -255,16 +313,35 @@ int smartio_window_map(struct smartio_adapter *ad, int pidx, u64 addr,
 void smartio_window_unmap(struct smartio_window_mapping *m);
 void smartio_windows_peer_lost(struct smartio_adapter *ad,
 			       struct smartio_peer *peer);
-void smartio_window_grant(struct smartio_grant *g, struct smartio_adapter *ad,
-			  u16 node_id, u64 addr, u64 size);
-void smartio_window_revoke(struct smartio_grant *g);
 struct seq_file;
 void smartio_windows_show(struct seq_file *s, struct smartio_adapter *ad);
+
+/* reach.c */
+int smartio_inbound_open(struct smartio_adapter *ad, struct smartio_peer *peer);
+void smartio_inbound_close(struct smartio_adapter *ad,
+			   struct smartio_peer *peer);
+void smartio_reach_publish(struct smartio_adapter *ad,
+			   struct smartio_peer *peer);
+int smartio_reach_learn(struct smartio_adapter *ad, struct smartio_peer *peer);
+int smartio_window_grant(struct smartio_grant *g, struct smartio_adapter *ad,
+			 u16 node_id, u64 addr, u64 size);
+void smartio_window_revoke(struct smartio_grant *g);
+void smartio_reach_show(struct seq_file *s, struct smartio_peer *peer);
+u64 smartio_inbound_area_offset(struct smartio_peer *peer);
 
 /* iova.c */
 int smartio_iova_window_create(struct smartio_adapter *ad);
 void smartio_iova_window_destroy(struct smartio_adapter *ad);
 void smartio_iova_window_show(struct seq_file *s, struct smartio_adapter *ad);
+struct smartio_iova_window *smartio_iova_window_ref(struct smartio_adapter *ad);
+u64 smartio_iova_window_base(struct smartio_iova_window *w);
+u64 smartio_iova_window_limit(struct smartio_iova_window *w, u64 size);
+int smartio_iova_window_hold(struct smartio_iova_window *w, phys_addr_t phys,
+			     size_t size);
+void smartio_iova_window_release_held(struct smartio_iova_window *w,
+				      size_t size);
+dma_addr_t smartio_iova_map_again(struct smartio_iova_window *w,
+				  dma_addr_t addr, size_t size);
 
 /* segment.c */
 int smartio_segment_init(void);
@@ -277,6 +354,8 @@ void smartio_segment_adapter_gone(struct smartio_adapter *ad);
 void smartio_msg_init(void);
 void smartio_msg_chan_init(struct smartio_peer *peer);
 int smartio_msg_chan_open(struct smartio_adapter *ad, struct smartio_peer *peer);
+int smartio_msg_chan_locate(struct smartio_adapter *ad,
+			    struct smartio_peer *peer, u64 offset);
 void smartio_msg_chan_exit(struct smartio_adapter *ad, struct smartio_peer *peer);
 void smartio_msg_chan_reset_rx(struct smartio_peer *peer);
 void smartio_msg_chan_up(struct smartio_peer *peer);

@@ -3,36 +3,31 @@
  * The window manager: maps a range of a peer's bus address space into
  * this host's physical address space, for the CPU and for local devices.
  *
- * Real NTBs translate in one of two places, and an adapter may have both:
+ * Real NTBs translate in one of two places:
  *
  *  - LUT aperture (outbound translation; IDT, Switchtec LUT): outbound
  *    windows with no inbound counterpart (those past ntb_mw_count()),
- *    programmed by this side with ntb_peer_mw_set_trans().
- *  - Direct aperture (inbound translation; Intel, AMD, Switchtec direct):
- *    outbound window n reaches the peer's inbound window n, which only the
- *    peer can program, with ntb_mw_set_trans(). We ask it to over
- *    messaging (SMARTIO_MSG_OP_WINDOW_SET). Window 0 is the messaging
- *    channel's own, so the aperture is windows 1 and up, on NTBs with a
- *    single peer (an outbound direct window leads to one fixed port).
+ *    programmed by this side with ntb_peer_mw_set_trans(), onto any of
+ *    the peer's bus addresses. Slot allocation (sharing of overlapping and
+ *    adjacent ranges, exhaustion) is lib/window.c's, keyed by peer index;
+ *    here slots are programmed and cleared.
+ *  - Direct windows (inbound translation; Intel, AMD, Switchtec direct):
+ *    outbound window n reaches the peer's inbound window n, which only
+ *    the peer translates. It points them, once, at all it lets us reach
+ *    (reach.c) and told us where; a range in there is mapped by
+ *    arithmetic, with no message and nothing to program, and a range
+ *    outside is refused.
  *
- * Each aperture is a run of equal, contiguous, power-of-two windows: its
- * slots. Slot allocation (sharing of overlapping and adjacent ranges,
- * exhaustion) is lib/window.c's, keyed by peer index; here slots are
- * programmed and cleared. Mapping prefers the LUT aperture: it needs no
- * message and its slots are usually smaller.
+ * Mapping prefers the LUT aperture where there is one.
  *
- * When a peer leaves, the slots mapped to it are cleared at once
+ * When a peer leaves, the LUT slots mapped to it are cleared at once
  * (accesses then read all-ones and writes are dropped, as on a dead link)
  * but stay allocated, to no peer, until their users unmap them: a CPU or
  * device mapping may still point there, so they must not lead anywhere
- * else before it is gone. The inbound windows we opened for that peer
- * are closed too.
- *
- * A peer may only have an inbound window opened onto a range this node
- * granted it (smartio_window_grant(): an exported segment, later a lent
- * device's BAR). A window covers whole aligned slots, so it may reach
- * past the grant; with an IOMMU on this host, inbound accesses only reach
- * what is mapped for the NTB, and that is all meant for peers.
+ * else before it is gone. A direct window is the peer's to translate: it
+ * leads to the peer's next instance once that one opens it, so users of a
+ * node stop when it leaves (they are told, smartio_node_notifier_register())
+ * before it can join again.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -45,23 +40,6 @@
 #include "smartio/le.h"
 #include "smartio/ntb.h"
 #include "smartio_ntb_priv.h"
-
-#define SMARTIO_WINDOW_TIMEOUT	(5 * HZ)
-
-/*
- * SMARTIO_MSG_OP_WINDOW_SET: open the receiver's inbound window @widx
- * onto its bus range [@addr, @addr + @size), or close it (@size 0).
- */
-struct smartio_window_set_req {
-	__le64 addr;
-	__le64 size;
-	__le32 widx;
-	__le32 reserved;
-};
-
-/* Ranges this node's peers may have an inbound window opened onto. */
-static DEFINE_MUTEX(smartio_grants_lock);
-static LIST_HEAD(smartio_grants);
 
 /* LUT slot change: program our own outbound translation. */
 static void smartio_lut_notify(void *data, u32 slot,
@@ -82,33 +60,6 @@ static void smartio_lut_notify(void *data, u32 slot,
 	} else {
 		ntb_peer_mw_clear_trans(ntb, s->peer, widx);
 	}
-}
-
-/* Direct slot change: ask the peer to program its inbound translation. */
-static void smartio_direct_notify(void *data, u32 slot,
-				  const struct smartio_window_slot *s)
-{
-	struct smartio_aperture *ap = data;
-	struct smartio_adapter *ad = ap->ad;
-	struct smartio_window_set_req req = {
-		.widx = cpu_to_le32(ap->first_widx + slot),
-	};
-	u32 resp_len;
-	int ret;
-
-	if (s->peer == SMARTIO_WINDOW_NO_PEER)
-		return;		/* the peer closed it when it left */
-	if (s->refs) {
-		req.addr = cpu_to_le64(s->base);
-		req.size = cpu_to_le64(ap->slot_size);
-	}
-	ret = smartio_msg_call_peer(ad, &ad->peers[s->peer],
-				    SMARTIO_MSG_OP_WINDOW_SET, &req,
-				    sizeof(req), NULL, 0, &resp_len,
-				    SMARTIO_WINDOW_TIMEOUT);
-	/* Closing fails only if the peer is gone, and then it closed it. */
-	if (ret && s->refs && !ap->error)
-		ap->error = ret;
 }
 
 /*
@@ -178,20 +129,15 @@ int smartio_windows_init(struct smartio_adapter *ad)
 	int inbound, outbound = ntb_peer_mw_count(ntb);
 	int ret;
 
-	mutex_init(&ad->inbound_lock);
 	inbound = ntb_mw_count(ntb, 0);
 	if (inbound < 0)
 		inbound = 0;
 
 	ret = smartio_aperture_init(ad, &ad->lut, "LUT", inbound, outbound,
 				    smartio_lut_notify);
-	if (ret)
-		return ret;
-	ret = smartio_aperture_init(ad, &ad->direct, "direct", 1,
-				    ad->peer_count == 1 ? min(inbound, outbound) : 1,
-				    smartio_direct_notify);
-	if (ret)
-		smartio_aperture_exit(&ad->lut);
+	if (!ret && !ad->lut.count)
+		dev_info(&ntb->dev, "adapter %d: %d direct window%s\n",
+			 ad->index, inbound, inbound == 1 ? "" : "s");
 	return ret;
 }
 
@@ -201,9 +147,40 @@ int smartio_windows_init(struct smartio_adapter *ad)
  */
 void smartio_windows_exit(struct smartio_adapter *ad)
 {
-	smartio_aperture_exit(&ad->direct);
 	smartio_aperture_exit(&ad->lut);
-	mutex_destroy(&ad->inbound_lock);
+}
+
+/*
+ * Maps [@addr, @addr + @size) of peer @pidx through the direct window that
+ * leads there, if one does.
+ */
+static int smartio_direct_map(struct smartio_adapter *ad, int pidx, u64 addr,
+			      u64 size, struct smartio_window_mapping *m)
+{
+	struct smartio_peer *peer = &ad->peers[pidx];
+	int i;
+
+	/* Published before the peer's node id was (adapter.c). */
+	smp_rmb();
+	for (i = 0; i < SMARTIO_REACH_WINDOWS; i++) {
+		const struct smartio_reach *r = &peer->reach[i];
+
+		if (!r->size || addr < r->addr || size > r->size ||
+		    addr - r->addr > r->size - size)
+			continue;
+		m->ap = NULL;
+		m->pidx = pidx;
+		m->first = i;
+		m->count = 1;
+		m->phys = r->phys + (addr - r->addr);
+		m->size = size;
+		atomic_inc(&ad->direct_maps);
+		return 0;
+	}
+	m->count = 0;
+	dev_err_ratelimited(&ad->ntb->dev, "adapter %d: port %d's windows lead to no %#llx+%#llx\n",
+			    ad->index, peer->port, addr, size);
+	return -EACCES;
 }
 
 /**
@@ -216,21 +193,22 @@ void smartio_windows_exit(struct smartio_adapter *ad)
  *	our physical address space, for the CPU (ioremap) and for local
  *	devices (dma_map_resource).
  *
- * Context: Process context; sleeps (a direct window is a round trip to
- * the peer), so never from a message handler.
- * Return: 0, -EOPNOTSUPP (no windows), -ENOSPC (not enough free slots;
- * logged), or the error of programming a slot: -ENOTCONN when the peer
- * left, -EACCES when it granted us no such range.
+ * Context: Process context; sleeps (never waits for a peer: a message
+ * handler may map).
+ * Return: 0, -ENOSPC (not enough free LUT slots; logged), -EACCES (the
+ * peer's direct windows do not lead there; logged), or the error of
+ * programming a LUT slot.
  */
 int smartio_window_map(struct smartio_adapter *ad, int pidx, u64 addr,
 		       u64 size, struct smartio_window_mapping *m)
 {
-	struct smartio_aperture *ap = ad->lut.count ? &ad->lut : &ad->direct;
+	struct smartio_aperture *ap = &ad->lut;
 	u64 offset;
 	int ret;
 
+	m->ad = ad;
 	if (!ap->count)
-		return -EOPNOTSUPP;
+		return smartio_direct_map(ad, pidx, addr, size, m);
 
 	mutex_lock(&ap->lock);
 	ap->error = 0;
@@ -268,6 +246,11 @@ void smartio_window_unmap(struct smartio_window_mapping *m)
 {
 	if (!m->count)
 		return;
+	if (!m->ap) {
+		atomic_dec(&m->ad->direct_maps);
+		m->count = 0;
+		return;
+	}
 	mutex_lock(&m->ap->lock);
 	smartio_window_put(&m->ap->map, m->first, m->count);
 	mutex_unlock(&m->ap->lock);
@@ -296,38 +279,22 @@ static u32 smartio_aperture_peer_lost(struct smartio_aperture *ap, int pidx)
 }
 
 /**
- * smartio_windows_peer_lost() - A peer left: close every window to and from it.
+ * smartio_windows_peer_lost() - A peer left: clear our LUT slots to it.
  * @ad: The adapter.
  * @peer: The peer; its messaging channel is down already.
  *
  * Our slots mapped to it stay allocated, leading nowhere, until
- * smartio_window_unmap(); the inbound windows it had us open are closed.
- * The mapping side never waits for the peer here: it is gone.
+ * smartio_window_unmap(). The mapping side never waits for the peer here:
+ * it is gone.
  */
 void smartio_windows_peer_lost(struct smartio_adapter *ad,
 			       struct smartio_peer *peer)
 {
-	int pidx = peer->pidx;
-	u32 lost, closed = 0;
-	int widx;
+	u32 lost = smartio_aperture_peer_lost(&ad->lut, peer->pidx);
 
-	lost = smartio_aperture_peer_lost(&ad->lut, pidx) +
-	       smartio_aperture_peer_lost(&ad->direct, pidx);
-
-	mutex_lock(&ad->inbound_lock);
-	for (widx = 0; widx < BITS_PER_TYPE(peer->inbound); widx++) {
-		if (!(peer->inbound & BIT_ULL(widx)))
-			continue;
-		ntb_mw_clear_trans(ad->ntb, pidx, widx);
-		closed++;
-	}
-	peer->inbound = 0;
-	mutex_unlock(&ad->inbound_lock);
-
-	if (lost || closed)
-		dev_info(&ad->ntb->dev, "adapter %d: port %d gone: %u window%s to it cleared, %u from it closed\n",
-			 ad->index, peer->port, lost, lost == 1 ? "" : "s",
-			 closed);
+	if (lost)
+		dev_info(&ad->ntb->dev, "adapter %d: port %d gone: %u window%s to it cleared\n",
+			 ad->index, peer->port, lost, lost == 1 ? "" : "s");
 }
 
 static u32 smartio_aperture_used(struct smartio_aperture *ap)
@@ -347,154 +314,19 @@ static u32 smartio_aperture_used(struct smartio_aperture *ap)
  * @s: The file.
  * @ad: The adapter.
  *
- * One line: slots in use of each aperture, and inbound windows open for
- * peers. Tests read it to see that nothing leaks.
+ * One line: LUT slots in use and their count, mappings through direct
+ * windows in use and the number of direct windows (where there is no LUT
+ * aperture), and local ranges granted to peers. Tests read it to see that
+ * nothing leaks.
  */
 void smartio_windows_show(struct seq_file *s, struct smartio_adapter *ad)
 {
-	u32 inbound = 0;
-	int pidx;
+	int direct = ad->lut.count ? 0 : ntb_peer_mw_count(ad->ntb);
 
-	mutex_lock(&ad->inbound_lock);
-	for (pidx = 0; pidx < ad->peer_count; pidx++)
-		inbound += hweight64(ad->peers[pidx].inbound);
-	mutex_unlock(&ad->inbound_lock);
-	seq_printf(s, "  windows lut %u/%u direct %u/%u inbound %u\n",
+	seq_printf(s, "  windows lut %u/%u direct %u/%d inbound %u\n",
 		   smartio_aperture_used(&ad->lut), ad->lut.count,
-		   smartio_aperture_used(&ad->direct), ad->direct.count,
-		   inbound);
-}
-
-/**
- * smartio_window_grant() - Let a node have an inbound window onto a range.
- * @g: The grant, owned by the caller; granted again if it was.
- * @ad: Adapter whose bus address space the range is in.
- * @node_id: The node, or SMARTIO_NODE_ALL.
- * @addr: Start of the range, a bus address for @ad's NTB.
- * @size: Bytes.
- *
- * Windows already open stay open; revoking closes nothing either: the
- * owner of the range stops its users first.
- */
-void smartio_window_grant(struct smartio_grant *g, struct smartio_adapter *ad,
-			  u16 node_id, u64 addr, u64 size)
-{
-	mutex_lock(&smartio_grants_lock);
-	g->ad = ad;
-	g->node_id = node_id;
-	g->addr = addr;
-	g->size = size;
-	if (list_empty(&g->list))
-		list_add_tail(&g->list, &smartio_grants);
-	mutex_unlock(&smartio_grants_lock);
-}
-
-/**
- * smartio_window_revoke() - Undo smartio_window_grant().
- * @g: The grant; nothing happens if it is not granted.
- */
-void smartio_window_revoke(struct smartio_grant *g)
-{
-	mutex_lock(&smartio_grants_lock);
-	list_del_init(&g->list);
-	mutex_unlock(&smartio_grants_lock);
-}
-
-/* Does [@addr, @addr + @size) overlap a range granted to @node_id? */
-static bool smartio_window_granted(struct smartio_adapter *ad, u16 node_id,
-				   u64 addr, u64 size)
-{
-	struct smartio_grant *g;
-	bool granted = false;
-
-	mutex_lock(&smartio_grants_lock);
-	list_for_each_entry(g, &smartio_grants, list) {
-		if (g->ad != ad || (g->node_id != node_id &&
-				    g->node_id != SMARTIO_NODE_ALL))
-			continue;
-		if (addr < g->addr + g->size && g->addr < addr + size) {
-			granted = true;
-			break;
-		}
-	}
-	mutex_unlock(&smartio_grants_lock);
-	return granted;
-}
-
-/* Opens (@size != 0) or closes inbound window @widx for @peer. */
-static int smartio_inbound_set(struct smartio_adapter *ad,
-			       struct smartio_peer *peer, u16 node_id,
-			       int widx, u64 addr, u64 size)
-{
-	struct ntb_dev *ntb = ad->ntb;
-	resource_size_t addr_align, size_align, size_max;
-	int ret;
-
-	/* Window 0 is the messaging channel's: never the peer's to move. */
-	if (widx < 1 || widx >= ntb_mw_count(ntb, peer->pidx) ||
-	    widx >= BITS_PER_TYPE(peer->inbound))
-		return -EINVAL;
-	if (size) {
-		ret = ntb_mw_get_align(ntb, peer->pidx, widx, &addr_align,
-				       &size_align, &size_max);
-		if (ret)
-			return ret;
-		if (!IS_ALIGNED(addr, addr_align) ||
-		    !IS_ALIGNED(size, size_align) || size > size_max ||
-		    addr + size < addr)
-			return -EINVAL;
-		if (!smartio_window_granted(ad, node_id, addr, size)) {
-			dev_err_ratelimited(&ntb->dev, "adapter %d: node %u asked for window %d onto %#llx+%#llx, which it was not granted\n",
-					    ad->index, node_id, widx, addr,
-					    size);
-			return -EACCES;
-		}
-	}
-
-	/*
-	 * A peer that left has had its windows closed; it must not open one
-	 * again with a request served late. Leaving marks the channel down
-	 * before it takes this lock.
-	 */
-	mutex_lock(&ad->inbound_lock);
-	if (!READ_ONCE(peer->chan.up)) {
-		ret = -ENOTCONN;
-	} else if (size) {
-		ret = ntb_mw_set_trans(ntb, peer->pidx, widx, addr, size);
-		if (!ret)
-			peer->inbound |= BIT_ULL(widx);
-	} else {
-		ret = ntb_mw_clear_trans(ntb, peer->pidx, widx);
-		peer->inbound &= ~BIT_ULL(widx);
-	}
-	mutex_unlock(&ad->inbound_lock);
-	return ret;
-}
-
-/* Messaging handler: a peer asks us to open or close an inbound window. */
-static int smartio_window_set_handler(u16 node_id,
-				      const struct smartio_msg *req,
-				      void *resp, u32 *resp_len)
-{
-	const struct smartio_window_set_req *r = req->payload;
-	struct smartio_adapter *ad;
-	struct smartio_peer *peer;
-	int idx, ret;
-
-	if (req->len != sizeof(*r) || r->reserved)
-		return -EINVAL;
-
-	idx = srcu_read_lock(&smartio_adapters_srcu);
-	peer = smartio_node_peer(node_id, &ad);
-	if (peer)
-		ret = smartio_inbound_set(ad, peer, node_id,
-					  le32_to_cpu(r->widx),
-					  le64_to_cpu(r->addr),
-					  le64_to_cpu(r->size));
-	else
-		ret = -ENOTCONN;
-	srcu_read_unlock(&smartio_adapters_srcu, idx);
-	return ret;
+		   atomic_read(&ad->direct_maps), max(direct, 0),
+		   atomic_read(&ad->grants));
 }
 
 /**
@@ -596,37 +428,52 @@ struct device *smartio_node_dma_device(u16 node_id)
 EXPORT_SYMBOL_GPL(smartio_node_dma_device);
 
 /**
- * smartio_node_grant() - Let a node have a window opened onto a local range.
+ * smartio_node_grant() - Let a node reach a local range.
  * @node_id: The node, joined.
- * @addr: Start of the range: a DMA address of smartio_node_dma_device().
+ * @addr: Start of the range: a DMA address of smartio_node_dma_device()
+ *	(DMA memory, or a BAR through dma_map_resource()).
  * @size: Bytes.
  *
- * Only needed where the node maps the range through direct windows,
- * which this node opens when asked; harmless elsewhere.
+ * The node reaches the range at smartio_grant_addr(), which is what to
+ * tell it: where its windows lead to our IOVA window, the range is mapped
+ * there too (reach.c).
  *
- * Return: The grant, until smartio_node_revoke(), or an ERR_PTR.
+ * Context: Process context; sleeps.
+ * Return: The grant, until smartio_node_revoke(), or an ERR_PTR:
+ * -EHOSTUNREACH (not joined), -ENOSPC (no room; logged), -ENOMEM.
  */
 struct smartio_grant *smartio_node_grant(u16 node_id, u64 addr, u64 size)
 {
 	struct smartio_adapter *ad;
 	struct smartio_grant *g;
-	int idx;
+	int idx, ret = -EHOSTUNREACH;
 
 	g = kzalloc(sizeof(*g), GFP_KERNEL);
 	if (!g)
 		return ERR_PTR(-ENOMEM);
-	INIT_LIST_HEAD(&g->list);
 	idx = srcu_read_lock(&smartio_adapters_srcu);
 	if (smartio_node_peer(node_id, &ad))
-		smartio_window_grant(g, ad, node_id, addr, size);
+		ret = smartio_window_grant(g, ad, node_id, addr, size);
 	srcu_read_unlock(&smartio_adapters_srcu, idx);
-	if (list_empty(&g->list)) {
+	if (ret) {
 		kfree(g);
-		return ERR_PTR(-EHOSTUNREACH);
+		return ERR_PTR(ret);
 	}
 	return g;
 }
 EXPORT_SYMBOL_GPL(smartio_node_grant);
+
+/**
+ * smartio_grant_addr() - Where the node a range was granted to reaches it.
+ * @g: The grant.
+ *
+ * Return: The address to tell the node, in our bus address space.
+ */
+u64 smartio_grant_addr(const struct smartio_grant *g)
+{
+	return g->peer_addr;
+}
+EXPORT_SYMBOL_GPL(smartio_grant_addr);
 
 /**
  * smartio_node_revoke() - Undo smartio_node_grant().
@@ -640,14 +487,3 @@ void smartio_node_revoke(struct smartio_grant *g)
 	kfree(g);
 }
 EXPORT_SYMBOL_GPL(smartio_node_revoke);
-
-int smartio_window_init(void)
-{
-	return smartio_msg_handler_register(SMARTIO_MSG_OP_WINDOW_SET,
-					    smartio_window_set_handler);
-}
-
-void smartio_window_exit(void)
-{
-	smartio_msg_handler_unregister(SMARTIO_MSG_OP_WINDOW_SET);
-}

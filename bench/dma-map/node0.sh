@@ -129,4 +129,5 @@ not_present "$shadow" || fail "shadow device still there"
 [ "$(iova_pages)" = 0 ] || fail "$(iova_pages) pages left in the IOVA window"
 vmctl barrier returned
 vmctl barrier finished
-rmmod smartio_dma_bench smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_dma_bench smartio_lend smartio_ntb smartio
+ntb_unload

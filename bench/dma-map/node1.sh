@@ -16,4 +16,5 @@ vmctl barrier returned
 smartioctl device unavailable 20000
 smartioctl device remove 20000
 vmctl barrier finished
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

@@ -15,7 +15,7 @@ joined() {
 
 # fabric_up NODE: smartio on the NTB, and NODE joined.
 fabric_up() {
-	modprobe ntb_hw_smartio
+	ntb_load
 	modprobe smartio_ntb
 	wait_until 30 joined "$1" || fail "node $1 never joined"
 }

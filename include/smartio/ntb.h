@@ -4,8 +4,8 @@
  * between the nodes of the fabric, and connections to other nodes'
  * segments (see ntb/segment.c). Kernel only.
  *
- * Every control operation between two nodes (borrow, config-space access,
- * window set-up) is a request answered by one response, or an event that
+ * Every control operation between two nodes (borrow, config-space access)
+ * is a request answered by one response, or an event that
  * is not answered. Messages to one node are delivered in the order they
  * were sent; a node that leaves fails every request pending on it with
  * -ENOTCONN at once, whatever its timeout. The wire format is
@@ -22,7 +22,7 @@
 enum smartio_msg_op {
 	SMARTIO_MSG_OP_ECHO = 1,	/* the response echoes the request */
 	SMARTIO_MSG_OP_SEGMENT_INFO,	/* where an exported segment is */
-	SMARTIO_MSG_OP_WINDOW_SET,	/* open or close an inbound window */
+	SMARTIO_MSG_OP_RETIRED_3,	/* was WINDOW_SET (handshake 1) */
 	SMARTIO_MSG_OP_DEVICE_NEXT,	/* a lender's device, by index */
 	SMARTIO_MSG_OP_BORROW,		/* borrow a device: windows, config */
 	SMARTIO_MSG_OP_RETURN,		/* give a borrowed device back */
@@ -76,7 +76,16 @@ phys_addr_t smartio_remote_phys(const struct smartio_remote *r);
 void smartio_remote_unmap(struct smartio_remote *r);
 struct device *smartio_node_dma_device(u16 node_id);
 struct smartio_grant *smartio_node_grant(u16 node_id, u64 addr, u64 size);
+u64 smartio_grant_addr(const struct smartio_grant *g);
 void smartio_node_revoke(struct smartio_grant *g);
+u64 smartio_ram_end(void);
+
+/*
+ * The x86 interrupt address range: an MSI is a write here. A node opens
+ * an inbound window onto it for the devices it borrows (ntb/reach.c).
+ */
+#define SMARTIO_MSI_ADDR	0xfee00000ULL
+#define SMARTIO_MSI_SIZE	0x100000ULL
 
 struct smartio_iova_window;
 struct scatterlist;

@@ -1,38 +1,66 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 #
-# The demo cluster: two nodes cabled through the emulated NTB boot, load
-# smartio and the NTB driver, and show the link working. Later steps
-# (fabric, lending) extend this script, so that "make demo" always shows
-# what smartio can do today.
+# make demo: two machines cabled through an emulated NTB; node 2 lends its
+# NVMe and node 1 drives it with Linux's stock nvme driver (node0.sh, the
+# borrower; node1.sh, the lender). What both nodes share: the lending
+# tests' helpers (linked here, not copied, so the demo does what the tests
+# check) and the story's voice. Any failed step ends the script with a
+# "FAIL:" line, and make demo with it.
 set -eu
 
+# shellcheck source=../../tests/vm/lend-devices/lend.sh
+. ./lend.sh
+
+# say TEXT: one line of the story, in this node's role (ROLE: borrower or
+# lender; smartio numbers the nodes from 1, the console from 0).
 say() {
-	echo "== node$NODE: $*"
+	echo "$ROLE: $*"
 }
 
-say "up: $(uname -r), IOMMU $(ls /sys/class/iommu)"
-vmctl barrier booted
+# step TEXT: a numbered step of the story.
+step() {
+	steps=$((${steps:-0} + 1))
+	echo
+	say "[$steps] $*"
+}
 
-say "loading smartio"
-modprobe smartio
-smartioctl version
-vmctl barrier loaded
+# show COMMAND...: prints COMMAND as typed and its output; a failing
+# COMMAND ends the demo.
+show() {
+	say "\$ $*"
+	out=$("$@" 2>&1) || { echo "$out"; fail "$* failed"; }
+	[ -z "$out" ] || echo "$out" | sed "s/^/$ROLE:   /"
+}
 
-say "loading the emulated NTB's driver"
-modprobe ntb_hw_smartio
-for d in /sys/bus/ntb/devices/*; do
-	say "NTB port $(basename "$d")"
-done
-modprobe ntb_pingpong
-sleep 3
-for c in /sys/kernel/debug/ntb_pingpong/*/count; do
-	say "ntb_pingpong: $(cat "$c") doorbell round trips across the link"
-done
-vmctl barrier pinged
+# meet NAME: waits for the other node at barrier NAME. A barrier, unlike
+# vmctl get, fails at once when the other node has failed.
+meet() {
+	vmctl barrier "$1" || fail "the other node failed before \"$1\" (its FAIL: line says why)"
+}
 
-say "unloading"
-rmmod ntb_pingpong ntb_hw_smartio
-modprobe -r smartio
-vmctl barrier unloaded
-say "done"
+# demo_load: smartio's modules and the NTB model's hardware driver
+# (load_lend loads it with ntb_load, testlib.sh); says which driver took
+# each NTB port.
+demo_load() {
+	say "loading smartio, its NTB layer, its lending module and the NTB's driver"
+	load_lend
+	for port in /sys/bus/ntb/devices/*; do
+		[ -e "$port" ] || fail "no NTB port: the NTB's driver bound to nothing"
+		say "NTB port $(basename "$(readlink -f "$port/..")"): driver" \
+			"$(basename "$(readlink "$port/../driver")"), NTB model $NTB_MODEL" \
+			"(tests/vm/ntb-models)"
+	done
+}
+
+# demo_unload: the modules demo_load loaded, in reverse.
+demo_unload() {
+	rmmod smartio_lend smartio_ntb smartio
+	ntb_unload
+}
+
+# demo_joined NODE: waits for smartio node NODE to join across the NTB.
+demo_joined() {
+	wait_until 30 joined "$1" || { show_adapters; fail "node $1 never joined"; }
+	show smartioctl node list
+}

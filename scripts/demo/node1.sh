@@ -1,4 +1,38 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# make demo: what every node of the emulated cluster does.
+#
+# make demo, node 2 (console node1): the lender. It lends its NVMe to node
+# 1 (node0.sh), takes it back when node 1 returns it, and reads what node 1
+# wrote through its own nvme driver.
+ROLE=lender
 . ./demo.sh
+
+step "load smartio and wait for node 1 across the NTB"
+demo_load
+demo_joined 1
+
+bdf=$(nvme_bdf)
+step "lend this node's NVMe ($bdf): register it, make it available"
+say "\$ smartioctl device add $bdf && smartioctl device available FDID"
+fdid=$(lend_function "$bdf")
+say "its own nvme driver let go of it: $bdf is bound to $(driver_of "$bdf")"
+vmctl put fdid "$fdid"
+meet lent
+
+meet returned
+step "node 1 returned it: take it back and read what node 1 wrote"
+show smartioctl device unavailable "$fdid"
+[ "$(driver_of "$bdf")" = nvme ] || fail "nvme did not take $bdf back"
+wait_until 30 nvme_ns_of "$bdf" >/dev/null || fail "no block device after taking it back"
+dev=$(nvme_ns_of "$bdf")
+sum=$(vmctl get sum)
+mine=$(blockdev_sum "$dev")
+say "node 1 wrote md5 ${sum%% *}"
+say "$dev reads md5 ${mine%% *} through this node's own nvme driver"
+[ "$mine" = "$sum" ] || fail "the NVMe does not hold what node 1 wrote"
+say "the same"
+vmctl put lender-sum "$mine"
+meet checked
+meet finished
+show smartioctl device remove "$fdid"
+demo_unload

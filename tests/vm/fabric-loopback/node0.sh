@@ -8,7 +8,7 @@
 set -eu
 . ./fabric.sh
 
-modprobe ntb_hw_smartio
+ntb_load
 modprobe smartio_ntb
 if ! { own_node 0 1 && own_node 1 2; }; then
 	show_adapters
@@ -43,13 +43,15 @@ show_adapters
 ! joined 5 || fail "a node with a duplicate node id joined"
 [ "$(grep -c ' link-up$' "$adapters")" = 2 ] || fail "peers not left at link-up"
 echo "node0: duplicate node id refused"
-rmmod smartio_ntb ntb_hw_smartio
+rmmod smartio_ntb
+ntb_unload
 
 # The client first, then the devices: adapters appear as they probe.
 modprobe smartio_ntb
 [ ! -s "$adapters" ] || { show_adapters; fail "adapters without a device"; }
-modprobe ntb_hw_smartio
+ntb_load
 wait_until 30 both_joined ||
 	{ show_adapters; fail "adapters did not join when the devices came last"; }
 show_adapters
-rmmod smartio_ntb ntb_hw_smartio
+rmmod smartio_ntb
+ntb_unload

@@ -8,7 +8,7 @@
 set -eu
 . ./msg.sh
 
-modprobe ntb_hw_smartio
+ntb_load
 modprobe smartio_ntb
 both_joined() {
 	joined 1 && joined 2
@@ -20,11 +20,12 @@ ping_ok 1 10000
 
 second=$(ntb_ports | sed -n 2p)
 pings_start 2 4
-echo "$second" > /sys/bus/pci/drivers/ntb_hw_smartio/unbind
+echo "$second" > "/sys/bus/pci/drivers/$NTB_DRIVER/unbind"
 echo "node0: unbound $second"
 pings_failed_notconn 2
 
-echo "$second" > /sys/bus/pci/drivers/ntb_hw_smartio/bind
+echo "$second" > "/sys/bus/pci/drivers/$NTB_DRIVER/bind"
 wait_until 30 both_joined || { show_adapters; fail "adapters did not join again"; }
 ping_ok 2 100
-rmmod smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_ntb smartio
+ntb_unload

@@ -8,7 +8,7 @@
 set -eu
 . ./msg.sh
 
-modprobe ntb_hw_smartio
+ntb_load
 modprobe smartio_ntb
 wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
 vmctl barrier joined
@@ -24,4 +24,5 @@ vmctl barrier rebooted
 wait_until 60 joined 2 || { show_adapters; fail "node 2 did not join again"; }
 ping_ok 2 100
 vmctl barrier finished
-rmmod smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_ntb smartio
+ntb_unload

@@ -5,7 +5,7 @@
 set -eu
 . ./msg.sh
 
-modprobe ntb_hw_smartio
+ntb_load
 modprobe smartio_ntb
 wait_until 60 joined 1 || { show_adapters; fail "node 1 never joined"; }
 
@@ -17,4 +17,5 @@ fi
 
 vmctl barrier rebooted
 vmctl barrier finished
-rmmod smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_ntb smartio
+ntb_unload

@@ -22,7 +22,7 @@ nodes_unchanged() {
 	fi
 }
 
-modprobe ntb_hw_smartio
+ntb_load
 modprobe smartio_ntb
 wait_until 30 both_joined || { show_adapters; fail "adapters did not join"; }
 first=$(ntb_ports | sed -n 1p)
@@ -86,7 +86,7 @@ nodes_unchanged
 smartioctl -j monitor count 4 >/tmp/monitor.down &
 mon=$!
 sleep 1
-echo "$second" >/sys/bus/pci/drivers/ntb_hw_smartio/unbind
+echo "$second" >"/sys/bus/pci/drivers/$NTB_DRIVER/unbind"
 wait "$mon" || fail "monitor failed"
 cat /tmp/monitor.down
 grep -qx '{"event":"node-leave-ntf","node-id":2,"adapter":0,"state":"down","port":1}' /tmp/monitor.down ||
@@ -96,7 +96,7 @@ grep -qx '{"event":"link-down-ntf","adapter":0,"state":"down","port":1}' /tmp/mo
 smartioctl monitor count 4 >/tmp/monitor.up &
 mon=$!
 sleep 1
-echo "$second" >/sys/bus/pci/drivers/ntb_hw_smartio/bind
+echo "$second" >"/sys/bus/pci/drivers/$NTB_DRIVER/bind"
 wait "$mon" || fail "monitor failed"
 cat /tmp/monitor.up
 grep -qx 'link up: adapter 0 port 1' /tmp/monitor.up || fail "no link-up event on adapter 0"
@@ -117,4 +117,5 @@ wait_until 30 five_and_six || { show_adapters; fail "nodes 5 and 6 did not join"
 own_node 1 6 || fail "adapter 1 is not node 6"
 smartioctl node list
 smartioctl node ping 6 count 100
-rmmod smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_ntb smartio
+ntb_unload

@@ -7,7 +7,7 @@
 set -eu
 . ./fabric.sh
 
-modprobe ntb_hw_smartio
+ntb_load
 modprobe smartio_ntb
 own_node 0 1 || { show_adapters; fail "adapter 0 is not node 1"; }
 wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
@@ -37,4 +37,5 @@ vmctl barrier rebooted
 wait_until 60 joined 7 || { show_adapters; fail "node 7 never joined"; }
 show_adapters
 vmctl barrier finished
-rmmod smartio_ntb ntb_hw_smartio
+rmmod smartio_ntb
+ntb_unload

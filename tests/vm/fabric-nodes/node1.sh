@@ -6,7 +6,7 @@
 set -eu
 . ./fabric.sh
 
-modprobe ntb_hw_smartio
+ntb_load
 
 if [ "$BOOT" = 1 ]; then
 	modprobe smartio_ntb
@@ -30,4 +30,5 @@ vmctl barrier rebooted
 wait_until 60 joined 1 || { show_adapters; fail "node 1 never joined after reboot"; }
 show_adapters
 vmctl barrier finished
-rmmod smartio_ntb ntb_hw_smartio
+rmmod smartio_ntb
+ntb_unload

@@ -42,4 +42,5 @@ rmmod smartio_edu_test
 windows_idle || { show_adapters; fail "windows left in use"; }
 
 smartio-seg remove 7
-rmmod smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_ntb smartio
+ntb_unload

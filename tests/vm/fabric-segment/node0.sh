@@ -39,4 +39,5 @@ if ! { [ $rc = 1 ] && echo "$out" | grep -q "No such file or directory"; }; then
 fi
 windows_idle || { show_adapters; fail "windows left in use"; }
 vmctl barrier finished
-rmmod smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_ntb smartio
+ntb_unload

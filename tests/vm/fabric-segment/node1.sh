@@ -51,4 +51,5 @@ smartio-seg sum local 7 2>/dev/null || rc=$?
 [ $rc = 1 ] || fail "segment 7 still there after remove"
 vmctl barrier finished
 windows_idle || { show_adapters; fail "windows left open for node 1"; }
-rmmod smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_ntb smartio
+ntb_unload

@@ -12,6 +12,42 @@ fail() {
 	exit 1
 }
 
+# The NTB model the test runs under (NTB_MODEL, from tests/vm/run; models
+# in tests/vm/ntb-models) decides the NTB's hardware driver: NTB_DRIVER,
+# the PCI driver bound to each NTB port (for /sys/bus/pci/drivers/
+# $NTB_DRIVER/bind and unbind), and NTB_VENDOR and NTB_DEVICE, the ports'
+# PCI ids (see ntb_ports). NTB_WINDOWS is the kind of window smartio_ntb
+# maps remote memory through on it: "lut" (outbound, translated by the
+# sender) or "direct" (inbound, translated by the receiver when asked).
+# A new model: a case here and in ntb_load.
+NTB_MODEL=${NTB_MODEL:-lut}
+case $NTB_MODEL in
+lut | direct)
+	NTB_DRIVER=ntb_hw_smartio
+	NTB_VENDOR=0x1234
+	NTB_DEVICE=0x4e54
+	NTB_WINDOWS=$NTB_MODEL
+	;;
+*) fail "testlib.sh: no NTB model $NTB_MODEL" ;;
+esac
+export NTB_MODEL NTB_DRIVER NTB_VENDOR NTB_DEVICE NTB_WINDOWS
+
+# ntb_load [PARAM=VALUE...]: loads the NTB model's hardware driver, with
+# these module parameters besides the model's own.
+# shellcheck disable=SC2120 # the parameters are optional
+ntb_load() {
+	case $NTB_MODEL in
+	lut) modprobe ntb_hw_smartio use_lut_mws=1 "$@" ;;
+	direct) modprobe ntb_hw_smartio use_lut_mws=0 "$@" ;;
+	esac
+}
+
+# ntb_unload: unloads the NTB model's hardware driver (its clients first:
+# smartio_ntb, ntb_transport...).
+ntb_unload() {
+	rmmod "$NTB_DRIVER"
+}
+
 # wait_until SECONDS COMMAND...: polls COMMAND every 0.2 s; fails when it
 # has not succeeded in time.
 wait_until() {
@@ -32,6 +68,14 @@ pci_devices() {
 			[ "$(cat "$d/device")" = "$2" ] && echo "$d"
 	done
 	return 0
+}
+
+# ntb_ports: the PCI names of this node's NTB ports (functions of the
+# model's NTB), one per line, in bus order.
+ntb_ports() {
+	for d in $(pci_devices "$NTB_VENDOR" "$NTB_DEVICE"); do
+		basename "$d"
+	done
 }
 
 # edu_test_file BDF FILE: the debugfs FILE (copy, p2p) through which the

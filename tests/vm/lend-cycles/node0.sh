@@ -50,4 +50,5 @@ echo "node$NODE: $CYCLES cycles; unreclaimable slab ${slab0} -> ${slab1} KiB; wi
 # which leaves room for the noise of everything else the node does.
 [ $((slab1 - slab0)) -lt 512 ] || fail "unreclaimable slab grew by $((slab1 - slab0)) KiB in $((CYCLES - 10)) cycles"
 vmctl barrier cycled
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

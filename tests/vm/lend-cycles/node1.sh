@@ -16,4 +16,5 @@ smartioctl device list | grep -q "^20000: .* available$" ||
 	fail "not available after the cycles"
 smartioctl device unavailable 20000
 smartioctl device remove 20000
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

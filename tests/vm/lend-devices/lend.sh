@@ -9,7 +9,7 @@
 
 load_lend() {
 	modprobe nvme
-	modprobe ntb_hw_smartio use_lut_mws=1
+	ntb_load
 	modprobe smartio_ntb
 	modprobe smartio_lend
 }
@@ -186,9 +186,9 @@ blockdev_sum() {
 # untranslated (the borrower's DMA window covers its RAM), so the NTB's
 # IOMMU group must be of type identity; set before its driver binds.
 borrower_ntb_identity() {
-	ntb=$(pci_devices 0x1234 0x4e54 | head -n 1)
+	ntb=$(ntb_ports | head -n 1)
 	[ -n "$ntb" ] || fail "no NTB"
-	echo identity >"$ntb/iommu_group/type" ||
+	echo identity >"/sys/bus/pci/devices/$ntb/iommu_group/type" ||
 		fail "cannot make the NTB's IOMMU group identity"
 }
 
@@ -210,13 +210,13 @@ iova_pages() {
 		echo none
 }
 
-# fio_run RW DEV: 20 s of 4 KiB RW (randread, randwrite) I/O, direct, queue
-# depth 16, between 64 and 192 MiB of DEV (clear of blockdev_sum's data); fails
-# on any I/O error.
+# fio_run RW DEV [SECONDS]: SECONDS (20) of 4 KiB RW (randread, randwrite)
+# I/O, direct, queue depth 16, between 64 and 192 MiB of DEV (clear of
+# blockdev_sum's data); fails on any I/O error.
 fio_run() {
 	out=$(fio --name="$1" --filename="$2" --rw="$1" --bs=4k --direct=1 \
 		--ioengine=libaio --iodepth=16 --offset=64M --size=128M \
-		--time_based --runtime=20 2>&1) || {
+		--time_based --runtime="${3:-20}" 2>&1) || {
 		echo "$out"
 		fail "fio $1 on $2 failed"
 	}

@@ -29,4 +29,5 @@ vmctl barrier listed
 
 vmctl barrier removed
 [ "$(smartioctl device list)" = "" ] || fail "removed device still listed"
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

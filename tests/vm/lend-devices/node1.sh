@@ -13,7 +13,7 @@ set -eu
 load_lend
 wait_until 30 joined 1 || { show_adapters; fail "node 1 never joined"; }
 bdf=$(nvme_bdf)
-ntb=$(basename "$(pci_devices 0x1234 0x4e54 | head -n 1)")
+ntb=$(ntb_ports | head -n 1)
 wait_until 30 test -b /dev/nvme0n1 || fail "no NVMe block device"
 dd if=/dev/urandom of=/dev/nvme0n1 bs=1M count=64 oflag=direct 2>/dev/null
 sum=$(blockdev_sum /dev/nvme0n1)
@@ -66,4 +66,5 @@ smartioctl device remove 20000
 [ "$(smartioctl device list)" = "" ] || fail "device listed after remove"
 [ "$(smartioctl -j device list)" = "[]" ] || fail "JSON list not empty"
 vmctl barrier removed
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

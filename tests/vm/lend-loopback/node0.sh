@@ -32,4 +32,5 @@ smartioctl device unavailable "$fdid"
 wait_until 30 test -b /dev/nvme0n1 || fail "no NVMe block device after unavailable"
 [ "$(blockdev_sum /dev/nvme0n1)" = "$sum" ] || fail "the NVMe does not hold what went through its shadow"
 smartioctl device remove "$fdid"
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

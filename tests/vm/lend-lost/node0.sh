@@ -56,4 +56,5 @@ vmctl barrier rebooted
 wait_until 60 joined 2 || { show_adapters; fail "node 2 did not join again"; }
 expect_error ENOENT smartioctl borrow 20000
 vmctl barrier finished
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

@@ -24,4 +24,5 @@ if [ "$BOOT" = 1 ]; then
 fi
 vmctl barrier rebooted
 vmctl barrier finished
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

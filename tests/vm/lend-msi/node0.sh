@@ -68,4 +68,5 @@ vmctl barrier borrowed
 vmctl barrier reclaimed
 wait_until 30 not_present "$shadow" || fail "shadow device still there after the reclaim"
 vmctl barrier checked
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

@@ -39,4 +39,5 @@ echo "node$NODE: node 1 read the tablet as $sum, we read $mine"
 ! xhci_errors || fail "xHCI commands or transfers did not complete"
 vmctl barrier checked
 smartioctl device remove 20000
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

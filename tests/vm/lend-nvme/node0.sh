@@ -78,4 +78,5 @@ vmctl put sum "$sum"
 vmctl barrier returned
 vmctl barrier checked
 vmctl barrier finished
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

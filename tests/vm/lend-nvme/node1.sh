@@ -32,4 +32,5 @@ kinds=$(cat /sys/bus/pci/devices/"$bdf"/msi_irqs/* | sort -u)
 vmctl barrier checked
 vmctl barrier finished
 smartioctl device remove 20000
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

@@ -51,4 +51,5 @@ not_present "$nvme" || fail "shadow NVMe still there"
 [ "$(iova_pages)" = "$pages" ] ||
 	fail "DMA window holds $(iova_pages) pages after the return, $pages before"
 vmctl barrier returned
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

@@ -24,4 +24,5 @@ smartioctl device unavailable 20001
 [ "$(driver_of "$nvme")" = nvme ] || fail "nvme did not take $nvme back"
 smartioctl device remove 20000
 smartioctl device remove 20001
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

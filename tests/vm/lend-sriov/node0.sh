@@ -40,4 +40,5 @@ not_present "$shadow" || fail "shadow device still there"
 [ ! -e "$dev" ] || fail "block device still there"
 vmctl barrier returned
 vmctl barrier finished
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

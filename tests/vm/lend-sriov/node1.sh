@@ -68,4 +68,5 @@ smartioctl device remove 20000
 echo 0 >"$sysfs/sriov_numvfs"
 not_present "$vf" || fail "the VF is still there"
 vmctl barrier finished
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

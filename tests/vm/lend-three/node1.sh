@@ -83,4 +83,5 @@ vmctl barrier finished
 borrow_trace_stop
 smartioctl device unavailable $fdid
 smartioctl device remove $fdid
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

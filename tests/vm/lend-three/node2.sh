@@ -32,4 +32,5 @@ vmctl barrier returned
 
 borrower_races
 vmctl barrier finished
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

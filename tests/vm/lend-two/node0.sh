@@ -41,4 +41,5 @@ for n in 2 3; do
 	[ ! -e /dev/nvme${n}n1 ] || fail "/dev/nvme${n}n1 still there"
 done
 vmctl barrier returned
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

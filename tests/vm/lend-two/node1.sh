@@ -20,4 +20,5 @@ for fdid in 20000 20001; do
 	smartioctl device unavailable $fdid
 	smartioctl device remove $fdid
 done
-rmmod smartio_lend smartio_ntb ntb_hw_smartio smartio
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

@@ -6,13 +6,6 @@
 # shellcheck source=../guest/testlib.sh
 . /usr/local/lib/vmtest/testlib.sh
 
-# The PCI names of the emulated NTB ports on this node, one per line.
-ntb_ports() {
-	for d in $(pci_devices 0x1234 0x4e54); do
-		basename "$d"
-	done
-}
-
 # The network interface ntb_netdev made for PORT (its device is a transport
 # client below the port in sysfs).
 ntb_netdev_if() {

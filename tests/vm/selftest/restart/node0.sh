@@ -4,6 +4,8 @@
 set -e
 # An expected fault (test.conf) must not fail this node.
 echo "<3>DMAR: DRHD: handling fault status reg 2" >/dev/kmsg
+# A line in QEMU's own log (test.conf), with the model the guest was told.
+echo "selftest: node0 under NTB model $NTB_MODEL" >/dev/ttyS2
 vmctl barrier ready
 vmctl kill 1
 vmctl barrier back

@@ -1,0 +1,1 @@
+../../tests/vm/fabric-nodes/fabric.sh

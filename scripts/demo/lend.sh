@@ -1,0 +1,1 @@
+../../tests/vm/lend-devices/lend.sh

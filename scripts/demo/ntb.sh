@@ -1,0 +1,1 @@
+../../tests/vm/ntb-clients/ntb.sh

@@ -1,1 +1,0 @@
-../fabric-segment-loopback/node0.sh

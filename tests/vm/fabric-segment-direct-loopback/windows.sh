@@ -1,1 +1,0 @@
-../fabric-segment-direct/windows.sh

@@ -1,1 +1,0 @@
-../fabric-segment/node0.sh
