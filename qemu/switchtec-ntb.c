@@ -50,7 +50,12 @@ OBJECT_DECLARE_SIMPLE_TYPE(SwitchtecNTBState, SWITCHTEC_NTB)
 #define STX_VECTORS             64      /* dbmsg msix_table: 1024 bytes */
 #define STX_LUT_SIZE            (64 * KiB)
 #define STX_LUT_MAX             512
-#define STX_REQ_ID_MAX          255     /* proxy devfns 00.1 to 1f.7 */
+/*
+ * Proxy IDs: entry i is devfn 0x80 + i (10.0 to 1f.7) on the NT endpoint's
+ * bus, slots that q35's bus 0 leaves free as a switch's bus would be.
+ */
+#define STX_PROXY_DEVFN0        0x80
+#define STX_REQ_ID_MAX          128
 #define STX_PFF_PER_PART        2       /* USP and the NT endpoint (vEP) */
 #define STX_PFF_COUNT           (STX_PARTITIONS * STX_PFF_PER_PART)
 #define STX_EVENT_VECTOR        0       /* part_cfg vep_vector_number */
@@ -284,7 +289,7 @@ static uint32_t stx_get32(const uint8_t *p)
 
 static uint16_t stx_req_id_proxy(unsigned entry)
 {
-    return entry + 1;           /* devfn: 00.1, 00.2, ... */
+    return STX_PROXY_DEVFN0 + entry;
 }
 
 /* The reset value of the dword at @off of partition @part's control. */
