@@ -61,10 +61,11 @@ all: modules programs unit
 KBUILD_OPTS = M=$(CURDIR) $(if $(wildcard $(KDIR)/vmlinux),,CONFIG_DEBUG_INFO_BTF_MODULES=)
 
 # Debian's kernel has no NTB core: build it (and the upstream NTB clients)
-# from its source package, and link our modules against its symbols.
+# from its source package with our patches (ntb/patches/), and build our
+# modules against its symbols and its patched <linux/ntb.h> (see Kbuild).
 # build/ntb-core holds the directory, or "builtin" where KDIR has CONFIG_NTB.
 NTB_CORE = $(shell cat $(BUILD)/ntb-core)
-NTB_SYMBOLS = $(if $(filter builtin,$(NTB_CORE)),,KBUILD_EXTRA_SYMBOLS=$(NTB_CORE)/Module.symvers)
+NTB_CORE_OPTS = $(if $(filter builtin,$(NTB_CORE)),,KBUILD_EXTRA_SYMBOLS=$(NTB_CORE)/Module.symvers SMARTIO_NTB_CORE=$(NTB_CORE))
 
 ntb-core:
 	@mkdir -p $(BUILD)
@@ -72,7 +73,7 @@ ntb-core:
 	@mv $(BUILD)/ntb-core.tmp $(BUILD)/ntb-core
 
 modules: ntb-core
-	$(MAKE) -C $(KDIR) $(KBUILD_OPTS) $(NTB_SYMBOLS) modules
+	$(MAKE) -C $(KDIR) $(KBUILD_OPTS) $(NTB_CORE_OPTS) modules
 
 programs: $(programs)
 unit: $(unit)

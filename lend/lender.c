@@ -42,6 +42,8 @@
  *	borrower's windows lead.
  * @bar_size: Each memory BAR's size, 0 for none.
  * @bar_grant: Lets the borrower reach each BAR.
+ * @listed: Its requester IDs (its VFs' too) are listed toward @borrower
+ *	in the NTB's requester-ID table (smartio_requester_add_with_vfs()).
  */
 struct smartio_lent {
 	struct list_head list;
@@ -56,6 +58,7 @@ struct smartio_lent {
 	dma_addr_t bar_addr[PCI_STD_NUM_BARS];
 	resource_size_t bar_size[PCI_STD_NUM_BARS];
 	struct smartio_grant *bar_grant[PCI_STD_NUM_BARS];
+	bool listed;
 };
 
 /*
@@ -386,6 +389,9 @@ static void smartio_lent_teardown(struct smartio_lent *lent)
 	if (pci_reset_function(pdev))
 		pci_warn(pdev, "could not be reset after lending\n");
 	smartio_lent_msi_off(pdev);
+	if (lent->listed)
+		smartio_requester_remove_with_vfs(lent->borrower, pdev);
+	lent->listed = false;
 	/* Restored by the reset: the INTx lending turned off comes back. */
 	pci_intx(pdev, 1);
 	if (lent->domain) {
@@ -566,6 +572,11 @@ static int smartio_lent_setup(struct smartio_lent *lent, u16 node,
 			cpu_to_le64(smartio_grant_addr(lent->bar_grant[i]));
 		resp->bars[i].size = cpu_to_le64(size);
 	}
+	/* Its DMA and MSI cross our NTB toward the borrower. */
+	ret = smartio_requester_add_with_vfs(node, pdev);
+	if (ret)
+		return ret;
+	lent->listed = true;
 	pci_set_master(pdev);
 	smartio_lent_config(pdev, resp->config);
 	return 0;

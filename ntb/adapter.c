@@ -207,6 +207,7 @@ static void smartio_peer_leave(struct smartio_adapter *ad,
 		failed = smartio_msg_chan_down(peer);
 		smartio_segment_peer_left(ad, peer);
 		smartio_windows_peer_lost(ad, peer);
+		smartio_requesters_peer_left(ad, peer);
 		blocking_notifier_call_chain(&smartio_node_notifiers,
 					     SMARTIO_NODE_LEFT,
 					     (void *)(uintptr_t)peer->node_id);
@@ -671,9 +672,12 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 		goto err_chans;
 	}
 
-	ret = smartio_windows_init(ad);
+	ret = smartio_requesters_init(ad);
 	if (ret)
 		goto err_chans;
+	ret = smartio_windows_init(ad);
+	if (ret)
+		goto err_requesters;
 	ret = smartio_iova_window_create(ad);
 	if (ret)
 		goto err_windows;
@@ -728,6 +732,8 @@ err_fabric:
 err_windows:
 	smartio_iova_window_destroy(ad);
 	smartio_windows_exit(ad);
+err_requesters:
+	smartio_requesters_exit(ad);
 err_chans:
 	smartio_chans_exit(ad, pcnt);
 	ida_free(&smartio_adapter_ida, ad->index);
@@ -760,6 +766,7 @@ static void smartio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 
 	cancel_work_sync(&ad->msg_work);
 	smartio_segment_adapter_gone(ad);
+	smartio_requesters_exit(ad);
 	smartio_iova_window_destroy(ad);
 	smartio_windows_exit(ad);
 	smartio_chans_exit(ad, ad->peer_count);
@@ -820,6 +827,7 @@ static int __init smartio_ntb_init(void)
 	smartio_debugfs = debugfs_create_dir("smartio", NULL);
 	debugfs_create_file("adapters", 0444, smartio_debugfs, NULL,
 			    &smartio_adapters_fops);
+	smartio_requesters_debugfs(smartio_debugfs);
 
 	ret = ntb_register_client(&smartio_ntb_client);
 	if (ret)

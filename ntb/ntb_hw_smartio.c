@@ -15,7 +15,12 @@
  *  - with use_lut_mws, every LUT entry (a slice of BAR 4) is one more
  *    outbound window, after the direct ones, translated by the sending
  *    port with ntb_peer_mw_set_trans(); it has no inbound counterpart.
- *  - 32 doorbells, each with its own MSI-X vector; 16 scratchpads.
+ *  - 32 doorbells, each with its own MSI-X vector; 16 scratchpads;
+ *  - where the device has a requester-ID table (SNTB_RID_ENTRIES not 0), the
+ *    requester-ID operations (ntb_req_id_add() and co.): only requesters
+ *    listed there reach the peer through our outbound windows, as on IDT or
+ *    Switchtec hardware. The driver lists the root complex (CPU accesses)
+ *    and its own function (inbound accesses it forwards on) itself.
  */
 
 #include <linux/interrupt.h>
@@ -72,6 +77,9 @@ struct sntb_dev {
 	phys_addr_t lut_base;
 
 	bool link_logged_up;	/* last link state logged; link ISR only */
+
+	int rid_count;		/* requester-ID table entries; 0: no table */
+	spinlock_t rid_lock;	/* serialises changes of the table */
 
 	char link_name[32];
 	struct sntb_db_vec db_vec[SNTB_DB_COUNT];
@@ -545,6 +553,98 @@ static int sntb_peer_spad_write(struct ntb_dev *ntb, int pidx, int sidx,
 	return 0;
 }
 
+/* Requester-ID table */
+
+#ifdef SMARTIO_NTB_REQ_ID
+/*
+ * A device without a table forwards every requester: it has no entries to
+ * count, and the operations say so as they do where a driver leaves them
+ * out, so that no client needs to tell the two apart.
+ */
+static int sntb_req_id_count(struct ntb_dev *ntb, int pidx)
+{
+	struct sntb_dev *sndev = ntb_sndev(ntb);
+
+	if (pidx != NTB_DEF_PEER_IDX)
+		return -EINVAL;
+
+	return sndev->rid_count ?: -EOPNOTSUPP;
+}
+#endif
+
+/*
+ * The entry listing @req_id, or the first free entry in *@free (-1 if
+ * none). Called with rid_lock held.
+ */
+static int sntb_rid_find(struct sntb_dev *sndev, u16 req_id, int *free)
+{
+	u32 v;
+	int i;
+
+	*free = -1;
+	for (i = 0; i < sndev->rid_count; i++) {
+		v = sntb_read(sndev, SNTB_RID(i));
+		if (!(v & SNTB_RID_VALID)) {
+			if (*free < 0)
+				*free = i;
+		} else if (SNTB_RID_ID(v) == req_id) {
+			return i;
+		}
+	}
+	return -1;
+}
+
+static int sntb_rid_add(struct sntb_dev *sndev, u16 req_id)
+{
+	unsigned long flags;
+	int ret = 0, free;
+
+	if (!sndev->rid_count)
+		return -EOPNOTSUPP;
+
+	spin_lock_irqsave(&sndev->rid_lock, flags);
+	if (sntb_rid_find(sndev, req_id, &free) < 0) {
+		if (free < 0)
+			ret = -ENOSPC;
+		else
+			sntb_write(sndev, SNTB_RID(free),
+				   SNTB_RID_VALID | req_id);
+	}
+	spin_unlock_irqrestore(&sndev->rid_lock, flags);
+
+	return ret;
+}
+
+#ifdef SMARTIO_NTB_REQ_ID
+static int sntb_req_id_add(struct ntb_dev *ntb, int pidx, u16 req_id)
+{
+	if (pidx != NTB_DEF_PEER_IDX)
+		return -EINVAL;
+
+	return sntb_rid_add(ntb_sndev(ntb), req_id);
+}
+
+static int sntb_req_id_remove(struct ntb_dev *ntb, int pidx, u16 req_id)
+{
+	struct sntb_dev *sndev = ntb_sndev(ntb);
+	unsigned long flags;
+	int i, free;
+
+	if (pidx != NTB_DEF_PEER_IDX)
+		return -EINVAL;
+	if (!sndev->rid_count)
+		return -EOPNOTSUPP;
+
+	spin_lock_irqsave(&sndev->rid_lock, flags);
+	i = sntb_rid_find(sndev, req_id, &free);
+	if (i >= 0)
+		sntb_write(sndev, SNTB_RID(i), 0);
+	spin_unlock_irqrestore(&sndev->rid_lock, flags);
+
+	return i >= 0 ? 0 : -ENOENT;
+}
+#endif
+
 static const struct ntb_dev_ops sntb_ops = {
 	.port_number		= sntb_port_number,
 	.peer_port_count	= sntb_peer_port_count,
@@ -579,6 +679,11 @@ static const struct ntb_dev_ops sntb_ops = {
 	.peer_spad_addr		= sntb_peer_spad_addr,
 	.peer_spad_read		= sntb_peer_spad_read,
 	.peer_spad_write	= sntb_peer_spad_write,
+#ifdef SMARTIO_NTB_REQ_ID
+	.req_id_count		= sntb_req_id_count,
+	.req_id_add		= sntb_req_id_add,
+	.req_id_remove		= sntb_req_id_remove,
+#endif
 };
 
 /* Interrupts */
@@ -731,6 +836,7 @@ static int sntb_init_geometry(struct sntb_dev *sndev)
 	u32 direct_shift = sntb_read(sndev, SNTB_DIRECT_SHIFT);
 	u32 lut_shift = sntb_read(sndev, SNTB_LUT_SHIFT);
 	u32 lut_entries = sntb_read(sndev, SNTB_LUT_ENTRIES);
+	u32 rid_entries = sntb_read(sndev, SNTB_RID_ENTRIES);
 
 	sndev->own_port = SNTB_PORT_OWN(sntb_read(sndev, SNTB_PORT));
 	sndev->peer_port = -1;
@@ -747,6 +853,14 @@ static int sntb_init_geometry(struct sntb_dev *sndev)
 		return -ENODEV;
 	}
 	sndev->db_valid_mask = BIT_ULL(sndev->db_count) - 1;
+
+	/* Room for the root complex and ourselves, the entries we need. */
+	if (rid_entries == 1 || rid_entries > SNTB_RID_MAX) {
+		dev_err(&pdev->dev, "unsupported requester-ID table of %u entries\n",
+			rid_entries);
+		return -ENODEV;
+	}
+	sndev->rid_count = rid_entries;
 
 	sndev->direct_size = BIT_ULL(direct_shift);
 	sndev->direct_base = pci_resource_start(pdev, SNTB_BAR_DIRECT);
@@ -782,8 +896,8 @@ static int sntb_init_geometry(struct sntb_dev *sndev)
 
 /*
  * Brings the port to a known state: link disabled, every doorbell masked
- * and clear, no inbound or outbound translation. A previous driver instance
- * may have left any of them set.
+ * and clear, no inbound or outbound translation, no requester listed. A
+ * previous driver instance may have left any of them set.
  */
 static void sntb_quiesce(struct sntb_dev *sndev)
 {
@@ -799,6 +913,8 @@ static void sntb_quiesce(struct sntb_dev *sndev)
 		sntb_xlat_close(sndev, i);
 	for (i = 0; i < lut_entries; i++)
 		sntb_lut_clear(sndev, i);
+	for (i = 0; i < sndev->rid_count; i++)
+		sntb_write(sndev, SNTB_RID(i), 0);
 }
 
 static int sntb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -814,6 +930,7 @@ static int sntb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	sndev->ntb.topo = NTB_TOPO_SWITCH;
 	sndev->ntb.ops = &sntb_ops;
 	spin_lock_init(&sndev->db_mask_lock);
+	spin_lock_init(&sndev->rid_lock);
 	pci_set_drvdata(pdev, sndev);
 
 	ret = pcim_enable_device(pdev);
@@ -852,6 +969,18 @@ static int sntb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	sntb_quiesce(sndev);
 
+	/*
+	 * What must cross the NTB whoever the clients are, as upstream drivers
+	 * list it: CPU accesses through the windows (the root complex, 0:00.0)
+	 * and the accesses from the peer that this function forwards, which
+	 * may lead back out through a window (a peer's device reaching
+	 * another peer's BAR mapped here).
+	 */
+	if (sndev->rid_count) {
+		sntb_rid_add(sndev, 0);
+		sntb_rid_add(sndev, pci_dev_id(pdev));
+	}
+
 	ret = sntb_setup_irqs(sndev);
 	if (ret)
 		goto err_clear_master;
@@ -872,9 +1001,10 @@ static int sntb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	 */
 	sntb_write(sndev, SNTB_LINK_CTRL, SNTB_LINK_CTRL_ENABLE);
 
-	dev_info(&pdev->dev, "port %d: %d direct windows of %pa, %d LUT windows, %d doorbells, %d scratchpads\n",
+	dev_info(&pdev->dev, "port %d: %d direct windows of %pa, %d LUT windows, %d doorbells, %d scratchpads, %d requester-ID entries\n",
 		 sndev->own_port, sndev->direct_count, &sndev->direct_size,
-		 sndev->lut_count, sndev->db_count, sndev->spad_count);
+		 sndev->lut_count, sndev->db_count, sndev->spad_count,
+		 sndev->rid_count);
 
 	return 0;
 

@@ -275,6 +275,9 @@ struct smartio_peer {
  * @direct_maps: Mappings through direct windows in use (window.c).
  * @grants: Local ranges granted to peers (reach.c).
  * @iova: The IOVA window, where our IOMMU translates inbound accesses.
+ * @requesters_lock: Protects @requesters and @requesters_left.
+ * @requesters: Entries of the requester-ID table we asked for (requester.c).
+ * @requesters_left: Per peer, the session it last left in.
  * @fabric_peers: The peers as the core's registry shows them.
  * @peers: The peers, indexed by pidx.
  *
@@ -295,6 +298,9 @@ struct smartio_adapter {
 	atomic_t direct_maps;
 	atomic_t grants;
 	struct smartio_iova_window *iova;
+	struct mutex requesters_lock;
+	struct list_head requesters;
+	u32 *requesters_left;
 	struct smartio_fabric_peer *fabric_peers;
 	struct smartio_peer peers[];
 };
@@ -349,6 +355,14 @@ void smartio_segment_exit(void);
 void smartio_segment_peer_left(struct smartio_adapter *ad,
 			       struct smartio_peer *peer);
 void smartio_segment_adapter_gone(struct smartio_adapter *ad);
+
+/* requester.c */
+int smartio_requesters_init(struct smartio_adapter *ad);
+void smartio_requesters_exit(struct smartio_adapter *ad);
+void smartio_requesters_peer_left(struct smartio_adapter *ad,
+				  struct smartio_peer *peer);
+struct dentry;
+void smartio_requesters_debugfs(struct dentry *dir);
 
 /* msg.c */
 void smartio_msg_init(void);

@@ -31,6 +31,7 @@
 #include "qemu/sockets.h"
 #include "qemu/queue.h"
 #include "qemu/bswap.h"
+#include "qemu/bitmap.h"
 #include "qapi/error.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/msix.h"
@@ -63,6 +64,12 @@ enum {
 #define SNTB_ADDR_OFF_MASK      ((1ULL << SNTB_ADDR_WIN_SHIFT) - 1)
 #define SNTB_ADDR_BUS_MASK      ((1ULL << SNTB_ADDR_KIND_SHIFT) - 1)
 
+/* The requester of a CPU's access: the root complex, 00:00.0 */
+#define SNTB_RID_ROOT           0x0000
+#define SNTB_RID_COUNT          (1 << 16)       /* distinct requester IDs */
+#define SNTB_RID_MASK           (SNTB_RID_VALID | 0xffff)
+#define SNTB_RID_ENTRIES_PXH830 32
+
 /* LINK_STATUS while up: a nominal gen 3 x4 */
 #define SNTB_LINK_STATUS_UP_VAL (SNTB_LINK_STATUS_UP | (3 << 8) | (4 << 16))
 
@@ -87,6 +94,7 @@ struct SmartioNTBState {
     uint64_t lut_entry_size;
     uint32_t direct_windows;
     uint64_t direct_size;
+    uint32_t rid_entries;
 
     MemoryRegion regs;
     MemoryRegion direct;
@@ -104,6 +112,9 @@ struct SmartioNTBState {
     uint64_t xlat_size[SNTB_DIRECT_MAX];
     uint64_t *lut_addr;         /* L */
     uint8_t *lut_port;          /* L */
+    uint32_t rid[SNTB_RID_MAX]; /* L */
+    uint32_t rid_dropped;       /* L */
+    unsigned long *rid_logged;  /* L: requesters whose drop was logged */
 
     /* Cable state, under the BQL */
     bool hello;                 /* peer said hello on this connection */
@@ -156,6 +167,65 @@ static void sntb_ring(SmartioNTBState *s, uint32_t bits)
     }
 }
 
+/*
+ * Requester-ID table. A request entering a window from our host is
+ * forwarded only if its requester is a valid entry (IDT's NT mapping table,
+ * the PXH830's 32 entries); the CPUs' requests, which QEMU leaves without a
+ * requester, are the root complex's. Without a table (requester-entries=0,
+ * Intel and AMD NTBs) everything is forwarded.
+ */
+
+/* Change entry @n; a changed table logs each requester's drop anew. */
+static void sntb_rid_set(SmartioNTBState *s, unsigned n, uint32_t val)
+{
+    qemu_mutex_lock(&s->cable.lock);
+    val &= SNTB_RID_MASK;
+    if (s->rid[n] != val) {
+        s->rid[n] = val;
+        bitmap_zero(s->rid_logged, SNTB_RID_COUNT);
+    }
+    qemu_mutex_unlock(&s->cable.lock);
+}
+
+static uint16_t sntb_requester(MemTxAttrs attrs)
+{
+    return attrs.unspecified ? SNTB_RID_ROOT : attrs.requester_id;
+}
+
+/*
+ * May this request enter the window at @bar + @addr? If not, count it and
+ * log it, once per requester until the table changes.
+ */
+static bool sntb_rid_allowed(SmartioNTBState *s, MemTxAttrs attrs,
+                             const char *bar, hwaddr addr, bool is_write)
+{
+    uint16_t rid = sntb_requester(attrs);
+    bool log;
+
+    if (!s->rid_entries) {
+        return true;
+    }
+    qemu_mutex_lock(&s->cable.lock);
+    for (unsigned n = 0; n < s->rid_entries; n++) {
+        if (s->rid[n] == (SNTB_RID_VALID | rid)) {
+            qemu_mutex_unlock(&s->cable.lock);
+            return true;
+        }
+    }
+    s->rid_dropped++;
+    log = !test_and_set_bit(rid, s->rid_logged);
+    qemu_mutex_unlock(&s->cable.lock);
+    if (log) {
+        warn_report("%s: port %u: dropped %s from requester %02x:%02x.%x at "
+                    "%s + 0x%" HWADDR_PRIx ": not in the requester table "
+                    "(%u entries)", TYPE_SMARTIO_NTB, s->port,
+                    is_write ? "write" : "read", rid >> 8,
+                    PCI_SLOT(rid & 0xff), PCI_FUNC(rid & 0xff), bar, addr,
+                    s->rid_entries);
+    }
+    return false;
+}
+
 /* Registers (BAR 0): 32-bit accesses; 64-bit ones are split, low first. */
 
 static uint64_t sntb_reg64_read(uint64_t reg, hwaddr addr)
@@ -197,6 +267,13 @@ static uint64_t sntb_regs_read(void *opaque, hwaddr addr, unsigned size)
         return ctz64(s->lut_entry_size);
     case SNTB_DIRECT_SHIFT:
         return ctz64(s->direct_size);
+    case SNTB_RID_ENTRIES:
+        return s->rid_entries;
+    case SNTB_RID_DROPPED:
+        qemu_mutex_lock(&s->cable.lock);
+        val = s->rid_dropped;
+        qemu_mutex_unlock(&s->cable.lock);
+        return val;
     case SNTB_LINK_CTRL:
         return s->link_ctrl;
     case SNTB_LINK_STATUS:
@@ -242,6 +319,16 @@ static uint64_t sntb_regs_read(void *opaque, hwaddr addr, unsigned size)
             return sntb_reg64_read(s->lut_addr[n], addr);
         }
         return (addr & 0xf) == 8 ? s->lut_port[n] : 0;
+    }
+    if (addr >= SNTB_RID(0) && addr < SNTB_RID(SNTB_RID_MAX)) {
+        n = (addr - SNTB_RID(0)) / 4;
+        if (n >= s->rid_entries) {
+            return 0;
+        }
+        qemu_mutex_lock(&s->cable.lock);
+        val = s->rid[n];
+        qemu_mutex_unlock(&s->cable.lock);
+        return val;
     }
     return 0;
 }
@@ -353,6 +440,16 @@ static void sntb_regs_write(void *opaque, hwaddr addr, uint64_t val64,
         qemu_mutex_unlock(&s->cable.lock);
         return;
     }
+    if (addr >= SNTB_RID(0) && addr < SNTB_RID(SNTB_RID_MAX)) {
+        n = (addr - SNTB_RID(0)) / 4;
+        if (n >= s->rid_entries) {
+            qemu_log_mask(LOG_GUEST_ERROR, "%s: requester-ID entry %u, only "
+                          "%u\n", TYPE_SMARTIO_NTB, n, s->rid_entries);
+            return;
+        }
+        sntb_rid_set(s, n, val);
+        return;
+    }
     qemu_log_mask(LOG_GUEST_ERROR, "%s: write of 0x%x to read-only or "
                   "unknown register 0x%" HWADDR_PRIx "\n",
                   TYPE_SMARTIO_NTB, val, addr);
@@ -434,34 +531,46 @@ static void sntb_window_write(SmartioNTBState *s, uint64_t target,
     }
 }
 
-static uint64_t sntb_aperture_read(void *opaque, hwaddr addr, unsigned size)
+/*
+ * A dropped or refused request completes normally, as a PCIe read that
+ * an NTB drops is completed with all-ones: MEMTX_OK, not a bus error.
+ */
+static MemTxResult sntb_aperture_read(void *opaque, hwaddr addr,
+                                      uint64_t *data, unsigned size,
+                                      MemTxAttrs attrs)
 {
     SntbAperture *ap = opaque;
     uint64_t target;
 
     if (sntb_refuse_in_rx(ap->s, ap->bar, addr) ||
+        !sntb_rid_allowed(ap->s, attrs, ap->bar, addr, false) ||
         !ap->target(ap->s, addr, &target)) {
-        return ~0ULL;
+        *data = ~0ULL;
+        return MEMTX_OK;
     }
-    return ntb_cable_mem_read(&ap->s->cable, target, size);
+    *data = ntb_cable_mem_read(&ap->s->cable, target, size);
+    return MEMTX_OK;
 }
 
-static void sntb_aperture_write(void *opaque, hwaddr addr, uint64_t val,
-                                unsigned size)
+static MemTxResult sntb_aperture_write(void *opaque, hwaddr addr,
+                                       uint64_t val, unsigned size,
+                                       MemTxAttrs attrs)
 {
     SntbAperture *ap = opaque;
     uint64_t target;
 
     if (sntb_refuse_in_rx(ap->s, ap->bar, addr) ||
+        !sntb_rid_allowed(ap->s, attrs, ap->bar, addr, true) ||
         !ap->target(ap->s, addr, &target)) {
-        return;
+        return MEMTX_OK;
     }
     sntb_window_write(ap->s, target, val, size);
+    return MEMTX_OK;
 }
 
 static const MemoryRegionOps sntb_aperture_ops = {
-    .read = sntb_aperture_read,
-    .write = sntb_aperture_write,
+    .read_with_attrs = sntb_aperture_read,
+    .write_with_attrs = sntb_aperture_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
     .valid = { .min_access_size = 1, .max_access_size = 8 },
     .impl = { .min_access_size = 1, .max_access_size = 8 },
@@ -497,6 +606,12 @@ static bool sntb_inbound_addr(SmartioNTBState *s, uint64_t addr, uint32_t *len,
     return false;
 }
 
+/* Inbound accesses are this port's DMA: its requester ID, as pci_dma_rw's. */
+static MemTxAttrs sntb_dma_attrs(SmartioNTBState *s)
+{
+    return pci_dma_attrs(PCI_DEVICE(s), MEMTXATTRS_UNSPECIFIED);
+}
+
 /*
  * How much to answer a read-ahead request for @size bytes at @addr: to the
  * end of the page if that is RAM behind one translation (the IOMMU's, when
@@ -514,7 +629,7 @@ static uint32_t sntb_read_ahead_len(SmartioNTBState *s, uint64_t addr,
     if (want <= size || !sntb_inbound_addr(s, addr, &len, &da) ||
         len != want ||
         !ntb_cable_dma_is_ram(pci_get_address_space(PCI_DEVICE(s)), da, want,
-                              false, MEMTXATTRS_UNSPECIFIED)) {
+                              false, sntb_dma_attrs(s))) {
         return size;
     }
     return want;
@@ -572,7 +687,7 @@ static void sntb_handle(void *opaque, NtbCableHdr *h, uint8_t *payload)
             break;
         }
         ntb_cable_dma_write(as, da, payload, len, h->value,
-                            MEMTXATTRS_UNSPECIFIED);
+                            sntb_dma_attrs(s));
         break;
     case SNTB_MSG_MEM_READ: {
         uint32_t want = MIN(h->value & NTB_CABLE_READ_LEN_MASK,
@@ -588,7 +703,7 @@ static void sntb_handle(void *opaque, NtbCableHdr *h, uint8_t *payload)
         if (s->link_up && sntb_inbound_addr(s, h->addr, &len, &da) &&
             len == want) {
             err = ntb_cable_dma(as, da, buf, len, DMA_DIRECTION_TO_DEVICE,
-                                MEMTXATTRS_UNSPECIFIED) != MEMTX_OK;
+                                sntb_dma_attrs(s)) != MEMTX_OK;
         } else if (s->link_up) {
             qemu_log_mask(LOG_GUEST_ERROR, "%s: port %u: inbound read of "
                           "0x%" PRIx64 " (%u bytes) outside any open window\n",
@@ -672,6 +787,10 @@ static void sntb_realize(PCIDevice *pdev, Error **errp)
         error_setg(errp, "direct-size must be a power of two >= 4 KiB");
         return;
     }
+    if (s->rid_entries > SNTB_RID_MAX) {
+        error_setg(errp, "requester-entries must be 0..%d", SNTB_RID_MAX);
+        return;
+    }
     if (!ntb_cable_check_peer(&s->cable, DEVICE(s),
                               s->peer ? DEVICE(s->peer) : NULL,
                               s->peer ? &s->peer->cable : NULL,
@@ -716,6 +835,7 @@ static void sntb_realize(PCIDevice *pdev, Error **errp)
 
     s->lut_addr = g_new0(uint64_t, s->lut_entries);
     s->lut_port = g_new0(uint8_t, s->lut_entries);
+    s->rid_logged = bitmap_new(SNTB_RID_COUNT);
     s->db_mask = ~0u;
 
     if (s->peer) {
@@ -731,6 +851,7 @@ fail_msix:
     msix_uninit_exclusive_bar(pdev);
     g_free(s->lut_addr);
     g_free(s->lut_port);
+    g_free(s->rid_logged);
 fail:
     ntb_cable_cleanup(&s->cable);
 }
@@ -743,6 +864,7 @@ static void sntb_exit(PCIDevice *pdev)
     msix_uninit_exclusive_bar(pdev);
     g_free(s->lut_addr);
     g_free(s->lut_port);
+    g_free(s->rid_logged);
 }
 
 static void sntb_reset(DeviceState *dev)
@@ -756,6 +878,9 @@ static void sntb_reset(DeviceState *dev)
     s->link_ctrl = 0;
     memset(s->lut_addr, 0, s->lut_entries * sizeof(*s->lut_addr));
     memset(s->lut_port, 0, s->lut_entries);
+    memset(s->rid, 0, sizeof(s->rid));
+    s->rid_dropped = 0;
+    bitmap_zero(s->rid_logged, SNTB_RID_COUNT);
     s->link_up = false;
     qemu_mutex_unlock(&s->cable.lock);
 
@@ -792,6 +917,8 @@ static Property sntb_properties[] = {
                      2 * MiB),
     DEFINE_PROP_UINT32("direct-windows", SmartioNTBState, direct_windows, 2),
     DEFINE_PROP_SIZE("direct-size", SmartioNTBState, direct_size, 4 * MiB),
+    DEFINE_PROP_UINT32("requester-entries", SmartioNTBState, rid_entries,
+                       SNTB_RID_ENTRIES_PXH830),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -37,6 +37,8 @@
 #define SNTB_LUT_ENTRIES		0x010	/* number of LUT entries */
 #define SNTB_LUT_SHIFT			0x014	/* log2 of a LUT entry's size */
 #define SNTB_DIRECT_SHIFT		0x018	/* log2 of a direct window's size */
+#define SNTB_RID_ENTRIES		0x01c	/* requester-ID table entries, 0 = none */
+#define SNTB_RID_DROPPED		0x02c	/* RO: requests the table dropped */
 
 /* Link */
 #define SNTB_LINK_CTRL			0x020	/* RW */
@@ -70,6 +72,18 @@
 #define  SNTB_LUT_ADDR_VALID		0x1ULL	/* address is slot-aligned */
 #define SNTB_LUT_PORT(n)		(0x8008 + 0x10 * (n))	/* target port */
 #define SNTB_LUT_MAX			2048
+
+/*
+ * Requester-ID table (when SNTB_RID_ENTRIES is not 0): a request that enters
+ * a window (BAR 2 or BAR 4) from this port's host is forwarded only if its
+ * requester is a valid entry; others are dropped (reads return all-ones).
+ * Requests of the CPUs count as the root complex's, 0x0000. No table: every
+ * requester is forwarded.
+ */
+#define SNTB_RID(n)			(0x400 + 4 * (n))	/* RW: an allowed requester */
+#define  SNTB_RID_VALID			0x80000000
+#define  SNTB_RID_ID(v)			((v) & 0xffff)	/* bus << 8 | devfn */
+#define SNTB_RID_MAX			64
 
 /* MSI-X vectors */
 #define SNTB_VEC_LINK			0

@@ -67,6 +67,16 @@ u16 smartio_node_next(u16 after);
 struct pci_dev;
 bool smartio_pci_dev_is_adapter(struct pci_dev *pdev);
 
+/*
+ * Requester-ID tables (ntb/requester.c): a local device that has DMA
+ * through an NTB must be listed there on NTBs that forward only listed
+ * requesters; elsewhere these succeed doing nothing.
+ */
+int smartio_requester_add(u16 node_id, struct pci_dev *pdev);
+void smartio_requester_remove(u16 node_id, struct pci_dev *pdev);
+int smartio_requester_add_with_vfs(u16 node_id, struct pci_dev *pdev);
+void smartio_requester_remove_with_vfs(u16 node_id, struct pci_dev *pdev);
+
 struct device;
 struct smartio_remote;
 struct smartio_grant;

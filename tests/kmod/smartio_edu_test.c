@@ -23,6 +23,16 @@
  * lender's DMA window. The CPU clears the target, edu writes the pattern
  * there and reads it back, and the CPU then finds it in the target; the
  * write to "p2p" fails with -EIO if any of the three differs.
+ *
+ *	echo "PHYS SEED NODE" > p2p
+ *
+ * is the same into a BAR of node NODE's (a borrowed device's, reached
+ * through an NTB window here).
+ *
+ * A local edu's requests cross an NTB in both: it is listed in the NTB's
+ * requester-ID table toward the node for the time of the DMA
+ * (smartio_requester_add()), as every driver with DMA into a peer must.
+ * A borrowed edu is its lender's to list.
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -102,6 +112,9 @@ static int smartio_edu_copy(struct smartio_edu *edu, u16 node, u32 segment,
 	ret = smartio_segment_map_device(conn, &edu->pdev->dev, &seg_dma);
 	if (ret)
 		goto disconnect;
+	ret = smartio_requester_add(node, edu->pdev);
+	if (ret)
+		goto unmap;
 
 	ret = smartio_edu_dma(edu, edu->buf_dma, EDU_BUF, 0);
 	if (!ret)
@@ -112,15 +125,20 @@ static int smartio_edu_copy(struct smartio_edu *edu, u16 node, u32 segment,
 	if (!ret)
 		dev_info(&edu->pdev->dev, "copied %d bytes to segment %u of node %u + %#llx at %pad\n",
 			 SMARTIO_EDU_LEN, segment, node, offset, &seg_dma);
+	smartio_requester_remove(node, edu->pdev);
+unmap:
 	smartio_segment_unmap_device(conn, &edu->pdev->dev, seg_dma);
 disconnect:
 	smartio_segment_disconnect(conn);
 	return ret;
 }
 
-/* Parses the @nargs arguments a command written to a debugfs file holds. */
-static __scanf(4, 5) int smartio_edu_args(const char __user *ubuf,
-					   size_t count, int nargs,
+/*
+ * Parses the arguments a command written to a debugfs file holds: at least
+ * @nmin, at most @nmax; returns how many, or -EINVAL.
+ */
+static __scanf(5, 6) int smartio_edu_args(const char __user *ubuf,
+					   size_t count, int nmin, int nmax,
 					   const char *fmt, ...)
 {
 	va_list args;
@@ -136,7 +154,7 @@ static __scanf(4, 5) int smartio_edu_args(const char __user *ubuf,
 	n = vsscanf(line, fmt, args);
 	va_end(args);
 	kfree(line);
-	return n == nargs ? 0 : -EINVAL;
+	return n >= nmin && n <= nmax ? n : -EINVAL;
 }
 
 static ssize_t smartio_edu_copy_write(struct file *file, const char __user *ubuf,
@@ -147,9 +165,9 @@ static ssize_t smartio_edu_copy_write(struct file *file, const char __user *ubuf
 	unsigned int node, segment;
 	int ret;
 
-	ret = smartio_edu_args(ubuf, count, 4, "%u %u %llu %llu", &node,
+	ret = smartio_edu_args(ubuf, count, 4, 4, "%u %u %llu %llu", &node,
 			       &segment, &offset, &seed);
-	if (ret)
+	if (ret < 0)
 		return ret;
 	if (!node || node > U16_MAX)
 		return -EINVAL;
@@ -187,7 +205,8 @@ static bool smartio_edu_target_holds(void __iomem *target, const u64 *want)
 	return false;
 }
 
-static int smartio_edu_p2p(struct smartio_edu *edu, phys_addr_t phys, u64 seed)
+static int smartio_edu_p2p(struct smartio_edu *edu, phys_addr_t phys, u64 seed,
+			   u16 node)
 {
 	struct device *dev = &edu->pdev->dev;
 	void __iomem *target;
@@ -206,6 +225,11 @@ static int smartio_edu_p2p(struct smartio_edu *edu, phys_addr_t phys, u64 seed)
 		ret = -EIO;
 		goto out;
 	}
+	if (node) {
+		ret = smartio_requester_add(node, edu->pdev);
+		if (ret)
+			goto unmap;
+	}
 	smartio_edu_pattern(want, seed);
 	memcpy(edu->buf, want, SMARTIO_EDU_LEN);
 	memset_io(target, 0, SMARTIO_EDU_LEN);
@@ -214,14 +238,14 @@ static int smartio_edu_p2p(struct smartio_edu *edu, phys_addr_t phys, u64 seed)
 	if (!ret)
 		ret = smartio_edu_dma(edu, EDU_BUF, addr, EDU_DMA_TO_RAM);
 	if (ret)
-		goto unmap;
+		goto unlist;
 	/* Back through the same address, over a cleared buffer. */
 	memset(edu->buf, 0, SMARTIO_EDU_LEN);
 	ret = smartio_edu_dma(edu, addr, EDU_BUF, 0);
 	if (!ret)
 		ret = smartio_edu_dma(edu, EDU_BUF, edu->buf_dma, EDU_DMA_TO_RAM);
 	if (ret)
-		goto unmap;
+		goto unlist;
 	if (memcmp(edu->buf, want, SMARTIO_EDU_LEN)) {
 		dev_err(dev, "p2p: edu read back otherwise from %pa at %pad\n",
 			&phys, &addr);
@@ -234,6 +258,9 @@ static int smartio_edu_p2p(struct smartio_edu *edu, phys_addr_t phys, u64 seed)
 		dev_info(dev, "p2p: %d bytes into %pa at %pad, read back, arrived\n",
 			 SMARTIO_EDU_LEN, &phys, &addr);
 	}
+unlist:
+	if (node)
+		smartio_requester_remove(node, edu->pdev);
 unmap:
 	dma_unmap_resource(dev, addr, SMARTIO_EDU_LEN, DMA_BIDIRECTIONAL, 0);
 out:
@@ -248,16 +275,19 @@ static ssize_t smartio_edu_p2p_write(struct file *file, const char __user *ubuf,
 {
 	struct smartio_edu *edu = file->private_data;
 	unsigned long long phys, seed;
+	unsigned int node = 0;
 	int ret;
 
-	ret = smartio_edu_args(ubuf, count, 2, "%llx %llu", &phys, &seed);
-	if (ret)
+	ret = smartio_edu_args(ubuf, count, 2, 3, "%llx %llu %u", &phys, &seed,
+			       &node);
+	if (ret < 0)
 		return ret;
-	if (!IS_ALIGNED(phys, sizeof(u64)))
+	if (!IS_ALIGNED(phys, sizeof(u64)) || (ret == 3 && !node) ||
+	    node > U16_MAX)
 		return -EINVAL;
 
 	mutex_lock(&edu->lock);
-	ret = smartio_edu_p2p(edu, phys, seed);
+	ret = smartio_edu_p2p(edu, phys, seed, node);
 	mutex_unlock(&edu->lock);
 	return ret ?: count;
 }

@@ -85,7 +85,7 @@ nodes_unchanged
 # Monitor: the second port goes away and comes back.
 smartioctl -j monitor count 4 >/tmp/monitor.down &
 mon=$!
-sleep 1
+monitor_wait "$mon"
 echo "$second" >"/sys/bus/pci/drivers/$NTB_DRIVER/unbind"
 wait "$mon" || fail "monitor failed"
 cat /tmp/monitor.down
@@ -95,7 +95,7 @@ grep -qx '{"event":"link-down-ntf","adapter":0,"state":"down","port":1}' /tmp/mo
 	fail "no link-down event on adapter 0"
 smartioctl monitor count 4 >/tmp/monitor.up &
 mon=$!
-sleep 1
+monitor_wait "$mon"
 echo "$second" >"/sys/bus/pci/drivers/$NTB_DRIVER/bind"
 wait "$mon" || fail "monitor failed"
 cat /tmp/monitor.up

@@ -32,6 +32,21 @@ log_more() {
 	[ "$(log_count "$1")" -gt "$2" ]
 }
 
+# monitor_listening PID: the netlink socket of process PID (a smartioctl
+# monitor) has joined its multicast group, so it misses no event from now
+# on. Only groups 0-31 show in /proc/net/netlink.
+monitor_listening() {
+	awk -v pid="$1" '$3 == pid && $4 != "00000000" { found = 1 }
+		END { exit !found }' /proc/net/netlink
+}
+
+# monitor_wait PID: waits until the monitor PID listens (10 s at most:
+# the group may be one /proc/net/netlink does not show).
+monitor_wait() {
+	wait_until 10 monitor_listening "$1" ||
+		echo "node$NODE: monitor $1 not seen listening after 10 s; going on"
+}
+
 show_adapters() {
 	echo "node$NODE: $adapters:"
 	cat "$adapters"

@@ -17,11 +17,13 @@ bar_phys() {
 	sed -n "$(($2 + 1))p" "/sys/bus/pci/devices/$1/resource" | cut -d' ' -f1
 }
 
-# p2p EDU TARGET SEED: EDU DMAs SEED's pattern into BAR 2 of TARGET.
+# p2p EDU TARGET SEED [NODE]: EDU DMAs SEED's pattern into BAR 2 of TARGET,
+# which is node NODE's when given (EDU is then listed in the requester-ID
+# table of the NTB toward it).
 p2p() {
 	phys=$(bar_phys "$2" 2)
 	[ "$((phys))" -ne 0 ] || fail "$2 has no BAR 2"
-	echo "$phys $3" >"$(edu_test_file "$1" p2p)" ||
+	echo "$phys $3${4:+ $4}" >"$(edu_test_file "$1" p2p)" ||
 		fail "edu $1 could not write into BAR 2 of $2 at $phys"
 	dmesg | grep -q "smartio_edu_test $1: p2p: 2048 bytes into $phys at .*, read back, arrived" ||
 		fail "no arrival line for $1 into $2"
@@ -41,7 +43,7 @@ nvme=$(borrow_bound 20001 nvme)
 
 p2p "$edu" "$nvme" 1		# same lender
 p2p "$edu" "$own_nvme" 2	# target local to the borrower
-p2p "$own_edu" "$nvme" 3	# local source, borrowed target
+p2p "$own_edu" "$nvme" 3 2	# local source, borrowed target (node 2's)
 
 rmmod smartio_edu_test
 smartioctl return 20000 || fail "return 20000 failed"

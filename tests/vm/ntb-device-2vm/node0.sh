@@ -12,6 +12,7 @@ set -- $(sntb_devices)
 [ $# -eq 1 ] || fail "expected 1 smartio-ntb device, found $#"
 pci_enable "$1"
 R=$(bar "$1" 0) W=$(bar "$1" 2)
+rid_allow "$R" 0 $RID_ROOT	# the CPUs' accesses through the window
 expect "PORT before link" "$(r32 "$R" $PORT)" 0
 
 w32 "$R" $LINK_CTRL 1

@@ -25,6 +25,7 @@ pci_enable "$ntb"
 pci_enable "$edu"
 R=$(bar "$ntb" 0) A=$(bar "$ntb" 4) E=$(bar "$edu" 0)
 echo "ntb $ntb: regs $R, LUT aperture $A; edu $edu: regs $E"
+rid_allow "$R" 0 "$(requester_id "$edu")"	# edu's DMA through the aperture
 expect "edu ID" "$(r32 "$E" 0)" 0x010000ed
 
 w32 "$R" $LINK_CTRL 1

@@ -22,6 +22,10 @@ A=$(bar "$da" 0) B=$(bar "$db" 0)
 A2=$(bar "$da" 2) A4=$(bar "$da" 4) B2=$(bar "$db" 2)
 echo "port A: $da regs $A direct $A2 lut $A4"
 echo "port B: $db regs $B direct $B2"
+# The CPUs' accesses through both ports' windows (the requester-ID table
+# itself is tested by ntb-requester-table).
+rid_allow "$A" 0 $RID_ROOT
+rid_allow "$B" 0 $RID_ROOT
 
 expect "A ID" "$(r32 "$A" $ID)" 0x30424e53
 expect "A CAPS" "$(r32 "$A" $CAPS)" 0x021020

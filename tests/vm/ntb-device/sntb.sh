@@ -25,6 +25,11 @@ XLAT_SIZE() { printf '0x%x' $((0x208 + 0x10 * $1)); }
 LUT_ADDR() { printf '0x%x' $((0x8000 + 0x10 * $1)); }
 LUT_PORT() { printf '0x%x' $((0x8008 + 0x10 * $1)); }
 LINK_UP=0x40301	# UP, gen 3, x4
+RID_ENTRIES=0x01c
+RID_DROPPED=0x02c
+RID() { printf '0x%x' $((0x400 + 4 * $1)); }
+RID_VALID=0x80000000
+RID_ROOT=0x0000	# the CPUs' requests: the root complex, 00:00.0
 
 # shellcheck source=../guest/testlib.sh
 . /usr/local/lib/vmtest/testlib.sh
@@ -32,6 +37,21 @@ LINK_UP=0x40301	# UP, gen 3, x4
 # The PCI devices of the emulated NTB, one per line.
 sntb_devices() {
 	pci_devices 0x1234 0x4e54
+}
+
+# requester_id DIR: the requester ID (bus << 8 | devfn) of the PCI function
+# in sysfs directory DIR.
+requester_id() {
+	f=${1##*/}
+	f=${f#*:}
+	bus=${f%%:*} f=${f#*:}
+	printf '0x%04x' $(((0x$bus << 8) | (0x${f%.*} << 3) | ${f#*.}))
+}
+
+# rid_allow BASE N ID: entry N of the port's requester-ID table (register
+# BAR at BASE) lets requester ID through its windows.
+rid_allow() {
+	w32 "$1" "$(RID "$2")" $((RID_VALID | $3))
 }
 
 # Start address of BAR $2 of device $1.

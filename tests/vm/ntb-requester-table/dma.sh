@@ -1,0 +1,1 @@
+../ntb-device-dma/dma.sh

@@ -1,0 +1,173 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The emulated NTB's requester-ID table, no driver: requests entering a
+# port's windows from its host go through only from requesters in the
+# port's table. Port A (table of 32) reaches the reserved RAM through its
+# LUT (BAR 4) and through B's direct window (BAR 2). With the table empty,
+# CPU reads through either read all-ones and CPU writes do not arrive; with
+# the root complex (0x0000, the CPUs' requester) added, both go through.
+# edu's DMA through A is dropped until edu's requester ID is in the table,
+# and again once its entry is invalid. Port C, without a table
+# (requester-entries=0), forwards the CPUs and edu alike. Doorbells, which
+# the table does not check, mark when a write would have arrived.
+set -e
+. ./sntb.sh
+. ./dma.sh
+
+# shellcheck disable=SC2046 # sysfs paths have no spaces
+set -- $(sntb_devices)
+[ $# -eq 4 ] || fail "expected 4 smartio-ntb devices, found $#"
+for d; do
+	pci_enable "$d"
+	case $(($(r32 "$(bar "$d" 0)" $PORT) & 0xff)) in
+	0) da=$d ;;
+	1) db=$d ;;
+	2) dc=$d ;;
+	3) dd=$d ;;
+	*) fail "$d: unexpected port" ;;
+	esac
+done
+# shellcheck disable=SC2046
+set -- $(edu_device)
+[ $# -eq 1 ] || fail "expected 1 edu device, found $#"
+edu=$1
+pci_enable "$edu"
+A=$(bar "$da" 0) A2=$(bar "$da" 2) A4=$(bar "$da" 4)
+B=$(bar "$db" 0) C=$(bar "$dc" 0) C4=$(bar "$dc" 4) D=$(bar "$dd" 0)
+E=$(bar "$edu" 0)
+EDU_RID=$(requester_id "$edu")
+echo "A $da, B $db, C $dc, D $dd; edu $edu, requester $EDU_RID"
+
+# The table's registers, before anything was written: reset state.
+expect "A RID_ENTRIES" "$(r32 "$A" $RID_ENTRIES)" 32
+expect "C RID_ENTRIES" "$(r32 "$C" $RID_ENTRIES)" 0
+n=0
+while [ $n -lt 32 ]; do
+	[ $(($(r32 "$A" "$(RID $n)"))) -eq 0 ] || fail "A RID($n) valid after reset"
+	n=$((n + 1))
+done
+echo "ok: A's 32 entries invalid after reset"
+expect "A RID_DROPPED after reset" "$(r32 "$A" $RID_DROPPED)" 0
+w32 "$A" "$(RID 31)" 0xffffffff
+expect "A RID(31) keeps VALID and the ID only" "$(r32 "$A" "$(RID 31)")" 0x8000ffff
+w32 "$A" "$(RID 31)" 0
+expect "A RID(31) cleared" "$(r32 "$A" "$(RID 31)")" 0
+w32 "$A" "$(RID 32)" $RID_VALID
+expect "A RID(32), beyond the table" "$(r32 "$A" "$(RID 32)")" 0
+w32 "$C" "$(RID 0)" $RID_VALID
+expect "C RID(0), no table" "$(r32 "$C" "$(RID 0)")" 0
+
+for r in "$A" "$B" "$C" "$D"; do
+	w32 "$r" $LINK_CTRL 1
+done
+for r in "$A" "$B" "$C" "$D"; do
+	wait_reg "$r" $LINK_STATUS $LINK_UP 5 || fail "link of $r not up"
+done
+echo "ok: links up"
+
+# A's LUT slot 0 and C's lead to the reserved RAM (2 MiB-aligned) on B and
+# D; B's direct window 0 (4 MiB) leads there too, for A's BAR 2.
+w64 "$A" "$(LUT_ADDR 0)" $((RAM | 1))
+w32 "$A" "$(LUT_PORT 0)" 1
+w64 "$C" "$(LUT_ADDR 0)" $((RAM | 1))
+w32 "$C" "$(LUT_PORT 0)" 3
+w64 "$B" "$(XLAT_ADDR 0)" $RAM
+w64 "$B" "$(XLAT_SIZE 0)" $RAM_SIZE
+
+# flush PORT_REGS PEER_REGS: ring the peer's doorbell 0 and wait for it.
+# Writes through the windows are performed before a later doorbell, so a
+# write that was forwarded before this has arrived when it returns.
+flush() {
+	w32 "$1" $PEER_DB_SET 0x1
+	wait_reg "$2" $DB_STATUS 0x1 10 || fail "doorbell from $1 missing"
+	w32 "$2" $DB_STATUS 0x1
+}
+
+# The CPUs, with A's table empty: nothing through BAR 4 nor BAR 2.
+w32 $RAM 0x1000 0x11223344
+w32 $RAM 0x1004 0x55667788
+expect "CPU read through A's LUT, empty table" "$(r32 "$A4" 0x1000)" 0xffffffff
+expect "CPU read through A's direct window, empty table" "$(r32 "$A2" 0x1004)" 0xffffffff
+w32 "$A4" 0x1000 0xdeadbeef
+w32 "$A2" 0x1004 0xdeadbeef
+flush "$A" "$B"
+expect "RAM after a CPU write through A's LUT, empty table" "$(r32 $RAM 0x1000)" 0x11223344
+expect "RAM after a CPU write through A's direct window, empty table" "$(r32 $RAM 0x1004)" 0x55667788
+expect "A RID_DROPPED" "$(r32 "$A" $RID_DROPPED)" 4
+# Doorbells, scratchpads and registers are not windows: not checked.
+w32 "$A" "$(PEER_SPAD 2)" 0x600dcafe
+expect "peer scratchpad through A, empty table" "$(r32 "$A" "$(PEER_SPAD 2)")" 0x600dcafe
+
+# The root complex in an entry (any one): the CPUs' requests go through.
+rid_allow "$A" 7 $RID_ROOT
+expect "A RID(7)" "$(r32 "$A" "$(RID 7)")" $RID_VALID
+expect "CPU read through A's LUT, 0x0000 in the table" "$(r32 "$A4" 0x1000)" 0x11223344
+expect "CPU read through A's direct window, 0x0000 in the table" "$(r32 "$A2" 0x1004)" 0x55667788
+w32 "$A4" 0x1000 0xcafef00d
+w32 "$A2" 0x1004 0x0badf00d
+flush "$A" "$B"
+expect "RAM after a CPU write through A's LUT" "$(r32 $RAM 0x1000)" 0xcafef00d
+expect "RAM after a CPU write through A's direct window" "$(r32 $RAM 0x1004)" 0x0badf00d
+expect "A RID_DROPPED, nothing more dropped" "$(r32 "$A" $RID_DROPPED)" 4
+
+# edu, a DMA master behind port A, writes P to target and reads Q from
+# source, both in the reserved RAM, through A's LUT.
+target=$((RAM + 0x3010)) source=$((RAM + 0x5008)) here=$((RAM + 0x200000))
+pattern 1 >/tmp/p
+pattern 2 >/tmp/q
+pattern 3 >/tmp/c
+head -c $LEN /dev/zero | tr '\000' '\377' >/tmp/ones
+mem_put "$source" /tmp/q
+
+# edu_check WHAT APERTURE REGS PEER_REGS READ WRITTEN: edu's buffer gets P
+# from local RAM (not through the NTB); edu writes it to target through
+# APERTURE (of the port with register BAR REGS), reads source through it
+# into the buffer and out to local RAM. The read must have given file READ
+# and, once PEER_REGS has the doorbell rung after it, target must hold file
+# WRITTEN (C where the write was dropped).
+edu_check() {
+	mem_put "$target" /tmp/c
+	mem_put $here /tmp/p
+	edu_dma "$E" $EDU_FROM_RAM $here $EDU_BUF
+	edu_dma "$E" $EDU_TO_RAM $EDU_BUF $(($2 + target - RAM))
+	edu_dma "$E" $EDU_FROM_RAM $(($2 + source - RAM)) $EDU_BUF
+	edu_dma "$E" $EDU_TO_RAM $EDU_BUF $here
+	mem_get $here >/tmp/got
+	same "edu's read through $1" "$5" /tmp/got
+	flush "$3" "$4"
+	mem_get "$target" >/tmp/got
+	same "edu's write through $1" "$6" /tmp/got
+}
+
+# dropped_more WHAT BEFORE: A's drop counter went up from BEFORE.
+dropped_more() {
+	now=$(r32 "$A" $RID_DROPPED)
+	[ $((now)) -gt $(($2)) ] || fail "$1: A RID_DROPPED $now, not above $2"
+	echo "ok: $1: A RID_DROPPED $2 -> $now"
+}
+
+before=$(r32 "$A" $RID_DROPPED)
+edu_check "A, edu not in the table (all-ones; RAM unchanged)" "$A4" "$A" "$B" /tmp/ones /tmp/c
+dropped_more "edu's DMA dropped" "$before"
+
+rid_allow "$A" 3 "$EDU_RID"
+before=$(r32 "$A" $RID_DROPPED)
+edu_check "A, edu in the table" "$A4" "$A" "$B" /tmp/q /tmp/p
+expect "A RID_DROPPED, edu in the table" "$(r32 "$A" $RID_DROPPED)" "$before"
+
+# edu's entry without VALID: dropped again (and logged again: the table
+# changed).
+w32 "$A" "$(RID 3)" "$EDU_RID"
+before=$(r32 "$A" $RID_DROPPED)
+edu_check "A, edu's entry invalid (all-ones; RAM unchanged)" "$A4" "$A" "$B" /tmp/ones /tmp/c
+dropped_more "edu's DMA dropped again" "$before"
+expect "CPU read through A's LUT, 0x0000 still in the table" "$(r32 "$A4" 0x1000)" 0xcafef00d
+
+# Port C has no table: the CPUs and edu go through, nothing is counted.
+w32 "$C4" 0x1000 0x12345678
+flush "$C" "$D"
+expect "RAM after a CPU write through C's LUT, no table" "$(r32 $RAM 0x1000)" 0x12345678
+expect "CPU read through C's LUT, no table" "$(r32 "$C4" 0x1004)" 0x0badf00d
+edu_check "C, no table" "$C4" "$C" "$D" /tmp/q /tmp/p
+expect "C RID_DROPPED" "$(r32 "$C" $RID_DROPPED)" 0
+echo "ntb-requester-table: all passed"

@@ -1,0 +1,1 @@
+../ntb-device/sntb.sh
