@@ -70,8 +70,8 @@ pings_failed_notconn() {
 	done
 	dmesg | grep -E 'link down|node '"$1"' left' | tail -3
 	# From the last link down before the node left to its leaving.
-	delay=$(dmesg | awk -v n="$1" -v drv="$NTB_DRIVER" '
-		$0 ~ drv ".*: link down$" { down = $0 }
+	delay=$(dmesg | awk -v n="$1" -v linkdown="$NTB_LINK_DOWN" '
+		$0 ~ linkdown { down = $0 }
 		$0 ~ "smartio_ntb: adapter [0-9]+: node " n " left" {
 			left = $0; from = down
 		}

@@ -9,7 +9,9 @@ set -eu
 . ./msg.sh
 
 ntb_load
-modprobe smartio_ntb
+# Node ids by node, not by port number: ntb_hw_switchtec numbers every
+# port 0 (the NTB core's default for a switch).
+modprobe smartio_ntb node_id=$((NODE + 1))
 wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
 vmctl barrier joined
 

@@ -19,7 +19,8 @@ fail() {
 # PCI ids (see ntb_ports). NTB_WINDOWS is the kind of window smartio_ntb
 # maps remote memory through on it: "lut" (outbound, translated by the
 # sender) or "direct" (inbound, translated by the receiver when asked).
-# A new model: a case here and in ntb_load.
+# NTB_LINK_DOWN matches the hardware driver's kernel message for a link
+# that went down. A new model: a case here, in ntb_load and in ntb_unload.
 NTB_MODEL=${NTB_MODEL:-lut}
 case $NTB_MODEL in
 lut | direct)
@@ -27,10 +28,20 @@ lut | direct)
 	NTB_VENDOR=0x1234
 	NTB_DEVICE=0x4e54
 	NTB_WINDOWS=$NTB_MODEL
+	NTB_LINK_DOWN='ntb_hw_smartio.*: link down$'
+	;;
+switchtec)
+	# The emulated Switchtec, upstream drivers: switchtec.ko binds the PCI
+	# function, ntb_hw_switchtec.ko makes it an NTB device.
+	NTB_DRIVER=switchtec
+	NTB_VENDOR=0x11f8
+	NTB_DEVICE=0x8532
+	NTB_WINDOWS=direct
+	NTB_LINK_DOWN='switchtec[0-9]*: ntb link down$'
 	;;
 *) fail "testlib.sh: no NTB model $NTB_MODEL" ;;
 esac
-export NTB_MODEL NTB_DRIVER NTB_VENDOR NTB_DEVICE NTB_WINDOWS
+export NTB_MODEL NTB_DRIVER NTB_VENDOR NTB_DEVICE NTB_WINDOWS NTB_LINK_DOWN
 
 # ntb_load [PARAM=VALUE...]: loads the NTB model's hardware driver, with
 # these module parameters besides the model's own.
@@ -39,13 +50,17 @@ ntb_load() {
 	case $NTB_MODEL in
 	lut) modprobe ntb_hw_smartio use_lut_mws=1 "$@" ;;
 	direct) modprobe ntb_hw_smartio use_lut_mws=0 "$@" ;;
+	switchtec) modprobe switchtec && modprobe ntb_hw_switchtec "$@" ;;
 	esac
 }
 
 # ntb_unload: unloads the NTB model's hardware driver (its clients first:
 # smartio_ntb, ntb_transport...).
 ntb_unload() {
-	rmmod "$NTB_DRIVER"
+	case $NTB_MODEL in
+	switchtec) rmmod ntb_hw_switchtec switchtec ;;
+	*) rmmod "$NTB_DRIVER" ;;
+	esac
 }
 
 # wait_until SECONDS COMMAND...: polls COMMAND every 0.2 s; fails when it

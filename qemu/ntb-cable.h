@@ -1,0 +1,196 @@
+/*
+ * ntb-cable: the cable between two ports of an emulated NTB
+ *
+ * Carries messages between two ports, in one QEMU (a socketpair) or across
+ * two (a UNIX stream socket, one side listening): posted messages through a
+ * send queue, tagged reads that wait for their reply with the BQL released,
+ * and, on the receiving side, an inbound thread that performs what arrives,
+ * in order. What the messages mean is the device's: it numbers its own
+ * types apart from the cable's (MEM_WRITE, MEM_READ, READ_REPLY) and
+ * handles them in its NtbCableOps. The protocol and the threads are
+ * specified in smartio's qemu/smartio-ntb.md ("Message protocol").
+ *
+ * Copyright (c) 2026 smartio authors
+ *
+ * SPDX-License-Identifier: GPL-2.0
+ */
+
+#ifndef NTB_CABLE_H
+#define NTB_CABLE_H
+
+#include "qemu/units.h"
+#include "qemu/thread.h"
+#include "qemu/queue.h"
+#include "exec/memory.h"
+#include "sysemu/dma.h"
+#include "hw/qdev-core.h"
+
+/* Message types the cable itself uses; devices number theirs apart. */
+enum {
+    NTB_CABLE_MSG_MEM_WRITE = 6,
+    NTB_CABLE_MSG_MEM_READ = 7,
+    NTB_CABLE_MSG_READ_REPLY = 8,
+};
+
+#define NTB_CABLE_MAX_PAYLOAD   (64 * KiB)
+#define NTB_CABLE_READ_TIMEOUT_MS 5000
+
+/*
+ * MEM_READ value: the length, and a flag allowing the peer to answer with
+ * more, to the end of the (4 KiB) page, when the target is RAM.
+ */
+#define NTB_CABLE_READ_LEN_MASK 0x00ffffffu
+#define NTB_CABLE_READ_AHEAD    (1u << 31)
+#define NTB_CABLE_READ_AHEAD_PAGE (4 * KiB)
+
+typedef struct QEMU_PACKED NtbCableHdr {
+    uint32_t type;
+    uint32_t len;
+    uint64_t addr;
+    uint32_t tag;
+    uint32_t value;
+} NtbCableHdr;
+
+typedef struct NtbCableMsg NtbCableMsg;
+typedef struct NtbCableInbound NtbCableInbound;
+typedef struct NtbCableWaiter NtbCableWaiter;
+
+/*
+ * What a read of the peer's RAM brought beyond what was asked: QEMU splits
+ * a device's DMA through an aperture into 8-byte accesses, and one round
+ * trip each would make a 4 KiB transfer take 512. Only the continuation of
+ * the read that filled it hits, and anything from the peer (which is how a
+ * peer that changed its memory tells us, a doorbell or register write
+ * after the data) or any write of ours empties it: then it holds no more
+ * than one large read by the peer would have returned.
+ */
+typedef struct NtbCableReadAhead {
+    uint64_t addr;              /* wire address of data[0] */
+    uint32_t len;
+    uint64_t next;              /* where the continuation starts */
+    uint32_t epoch;             /* bumped by anything that empties it */
+    uint8_t data[NTB_CABLE_READ_AHEAD_PAGE];
+} NtbCableReadAhead;
+
+typedef struct NtbCableOps {
+    /* A connection is up: queue the greeting. Under the cable's lock. */
+    void (*connected_locked)(void *opaque);
+    /*
+     * Perform a received message other than a read reply, in the inbound
+     * thread, with the BQL, in the order received.
+     */
+    void (*handle)(void *opaque, NtbCableHdr *h, uint8_t *payload);
+    /* The connection ended. With the BQL. */
+    void (*disconnected)(void *opaque);
+    /* May a read of the peer go out now? Under the cable's lock. */
+    bool (*may_read_locked)(void *opaque);
+} NtbCableOps;
+
+typedef struct NtbCable {
+    /* Set by the device: properties, and ntb_cable_init() */
+    char *socket_path;
+    bool listen;
+    const char *name;           /* device type, for messages */
+    uint32_t port;              /* for messages and thread names */
+    const NtbCableOps *ops;
+    void *opaque;
+
+    /* Connection and queues, under lock; the device may use lock too. */
+    QemuMutex lock;
+    QemuCond send_cond;         /* queue not empty, or stop */
+    QemuCond idle_cond;         /* sender idle, queue drained */
+    QemuCond reply_cond;        /* a waiter completed */
+    int fd;                     /* connected socket, or -1 */
+    bool sending;
+    bool stop;
+    QSIMPLEQ_HEAD(, NtbCableMsg) sendq;
+    size_t sendq_bytes;
+    QTAILQ_HEAD(, NtbCableWaiter) waiters;
+    uint32_t next_tag;
+    NtbCableReadAhead ra;
+
+    QSIMPLEQ_HEAD(, NtbCableInbound) inq; /* received, to be performed */
+    QemuCond inq_cond;          /* inq not empty, or stop */
+    uint32_t conn_gen;          /* bumped when a connection ends */
+
+    int listen_fd;
+    int loop_fd;                /* our end of a loopback socketpair */
+    bool cabled;                /* a loopback peer has taken this port */
+    bool initialized;
+    bool threads_started;
+    QemuThread conn_thread;
+    QemuThread send_thread;
+    QemuThread inbound_thread;
+} NtbCable;
+
+/* From the device's instance_init: no sockets yet. */
+void ntb_cable_instance_init(NtbCable *c);
+/*
+ * From realize, after the properties are checked: listen (listen=on), and
+ * set up the queues. False with @errp set on failure.
+ */
+bool ntb_cable_init(NtbCable *c, const char *name, uint32_t port,
+                    const NtbCableOps *ops, void *opaque, Error **errp);
+/*
+ * Check the cabling of a port (@dev, whose cable is @c) that names
+ * @peer_dev (cable @peer) in its peer property, or NULL: not both peer and
+ * socket, not itself, not a port already cabled (@peer_names_peer: it names
+ * a peer of its own), and one realized first. False with @errp set.
+ */
+bool ntb_cable_check_peer(NtbCable *c, DeviceState *dev, DeviceState *peer_dev,
+                          NtbCable *peer, bool peer_names_peer, Error **errp);
+/* Cable two ports of one QEMU to each other; @a is already realized. */
+bool ntb_cable_pair(NtbCable *a, NtbCable *b, Error **errp);
+/* Start the threads (after ntb_cable_init, and ntb_cable_pair if any). */
+void ntb_cable_start(NtbCable *c);
+/* From exit, or a realize that fails after ntb_cable_init. */
+void ntb_cable_cleanup(NtbCable *c);
+
+/* Is the calling thread a receive thread, which must not read the peer? */
+bool ntb_cable_in_rx(void);
+/* Is a connection up? Under lock. */
+bool ntb_cable_connected_locked(NtbCable *c);
+
+/* Queue a message; under lock. Dropped without a connection. */
+void ntb_cable_enqueue_locked(NtbCable *c, uint32_t type, uint64_t addr,
+                              uint32_t tag, uint32_t value,
+                              const void *payload, uint32_t len);
+/* Queue a posted message; waits only for room in a very full queue. */
+void ntb_cable_send(NtbCable *c, uint32_t type, uint64_t addr, uint32_t tag,
+                    uint32_t value, const void *payload, uint32_t len);
+/* Answer a read the peer sent (tag from its header). */
+void ntb_cable_reply(NtbCable *c, const NtbCableHdr *h, bool ok,
+                     const void *data, uint32_t len);
+/*
+ * Read from the peer: a tagged request, waiting for the reply with the BQL
+ * released. False (answer all-ones) on a dead link, an error or a timeout.
+ */
+bool ntb_cable_read(NtbCable *c, uint32_t type, uint64_t addr,
+                    uint32_t value, void *buf, uint32_t len);
+/*
+ * Read @size (1 to 8) bytes of memory at wire address @target through the
+ * read-ahead; all-ones when it fails.
+ */
+uint64_t ntb_cable_mem_read(NtbCable *c, uint64_t target, unsigned size);
+/* Empty the read-ahead, as any write of ours must. */
+void ntb_cable_ra_drop(NtbCable *c);
+
+/*
+ * The receiving side's DMA. ntb_cable_dma() waits, bounded like a read,
+ * while the target device is busy in an access of its own (QEMU's
+ * re-entrancy guard), as a PCIe completer stalls a request.
+ */
+MemTxResult ntb_cable_dma(AddressSpace *as, dma_addr_t da, void *buf,
+                          uint32_t len, DMADirection dir, MemTxAttrs attrs);
+/* Is [@da, @da + @len) plain RAM, where access sizes do not matter? */
+bool ntb_cable_dma_is_ram(AddressSpace *as, dma_addr_t da, uint32_t len,
+                          bool is_write, MemTxAttrs attrs);
+/*
+ * Perform a MEM_WRITE of @len bytes merged from stores of @unit bytes: one
+ * write into RAM, the original stores into anything else (device registers
+ * decode each store by its size and address).
+ */
+void ntb_cable_dma_write(AddressSpace *as, dma_addr_t da,
+                         const uint8_t *payload, uint32_t len, uint32_t unit,
+                         MemTxAttrs attrs);
+#endif
