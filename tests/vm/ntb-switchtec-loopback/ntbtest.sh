@@ -1,0 +1,1 @@
+../ntb-loopback/ntbtest.sh
