@@ -80,17 +80,27 @@ static void smartio_edu_pattern(u64 *words, u64 seed)
 	}
 }
 
-/* One edu DMA, waiting for its end (edu runs it from a timer). */
+/*
+ * One edu DMA, waiting for its end (edu runs it from a timer). The bound is
+ * for a DMA that never ends, not a speed: a peer-to-peer read through two
+ * NTB hops is hundreds of round trips over the emulated cable, which a
+ * loaded machine can stretch to seconds.
+ */
 static int smartio_edu_dma(struct smartio_edu *edu, u64 src, u64 dst, u32 cmd)
 {
 	u32 status;
+	int ret;
 
 	writeq(src, edu->regs + EDU_DMA_SRC);
 	writeq(dst, edu->regs + EDU_DMA_DST);
 	writeq(SMARTIO_EDU_LEN, edu->regs + EDU_DMA_CNT);
 	writel(cmd | EDU_DMA_RUN, edu->regs + EDU_DMA_CMD);
-	return readl_poll_timeout(edu->regs + EDU_DMA_CMD, status,
-				  !(status & EDU_DMA_RUN), 10000, 10000000);
+	ret = readl_poll_timeout(edu->regs + EDU_DMA_CMD, status,
+				 !(status & EDU_DMA_RUN), 10000, 60000000);
+	if (ret)
+		dev_err(&edu->pdev->dev, "DMA %#llx -> %#llx did not end\n",
+			src, dst);
+	return ret;
 }
 
 static int smartio_edu_copy(struct smartio_edu *edu, u16 node, u32 segment,
@@ -205,6 +215,18 @@ static bool smartio_edu_target_holds(void __iomem *target, const u64 *want)
 	return false;
 }
 
+/* The index of the first 64-bit word where @got and @want differ. */
+static size_t smartio_edu_first_difference(const void *got, const u64 *want)
+{
+	const u64 *words = got;
+	size_t i;
+
+	for (i = 0; i < SMARTIO_EDU_LEN / sizeof(u64) - 1; i++)
+		if (words[i] != want[i])
+			break;
+	return i;
+}
+
 static int smartio_edu_p2p(struct smartio_edu *edu, phys_addr_t phys, u64 seed,
 			   u16 node)
 {
@@ -247,8 +269,10 @@ static int smartio_edu_p2p(struct smartio_edu *edu, phys_addr_t phys, u64 seed,
 	if (ret)
 		goto unlist;
 	if (memcmp(edu->buf, want, SMARTIO_EDU_LEN)) {
-		dev_err(dev, "p2p: edu read back otherwise from %pa at %pad\n",
-			&phys, &addr);
+		size_t i = smartio_edu_first_difference(edu->buf, want);
+
+		dev_err(dev, "p2p: edu read back otherwise from %pa at %pad: word %zu is %#llx, not %#llx\n",
+			&phys, &addr, i, ((const u64 *)edu->buf)[i], want[i]);
 		ret = -EIO;
 	} else if (!smartio_edu_target_holds(target, want)) {
 		dev_err(dev, "p2p: %pa does not hold what edu wrote at %pad\n",

@@ -24,7 +24,8 @@ p2p() {
 	phys=$(bar_phys "$2" 2)
 	[ "$((phys))" -ne 0 ] || fail "$2 has no BAR 2"
 	echo "$phys $3${4:+ $4}" >"$(edu_test_file "$1" p2p)" ||
-		fail "edu $1 could not write into BAR 2 of $2 at $phys"
+		fail "edu $1 could not write into BAR 2 of $2 at $phys:" \
+			"$(dmesg | grep "smartio_edu_test $1: " | tail -1)"
 	dmesg | grep -q "smartio_edu_test $1: p2p: 2048 bytes into $phys at .*, read back, arrived" ||
 		fail "no arrival line for $1 into $2"
 	echo "node$NODE: edu $1 wrote into BAR 2 of $2 ($phys)"
