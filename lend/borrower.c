@@ -175,7 +175,11 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 		goto out_put;
 	ret = smartio_shadow_create(sh, resp);
 	if (ret) {
-		NL_SET_ERR_MSG(extack, "cannot create the shadow device");
+		if (ret == -EADDRINUSE)
+			NL_SET_ERR_MSG(extack,
+				       "this node's NTB driver holds its window BARs busy: a borrowed device's driver could not claim its BARs");
+		else
+			NL_SET_ERR_MSG(extack, "cannot create the shadow device");
 		smartio_borrower_send_return(sh->lender, fdid);
 		goto out_put;
 	}

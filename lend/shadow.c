@@ -560,6 +560,21 @@ static int smartio_shadow_free_domain(void)
 	return domain + 1;
 }
 
+/*
+ * Can a driver claim [@start, @start + @size)? The function's driver will,
+ * with pci_request_regions(), and a range inside one that another driver
+ * holds busy cannot be claimed: Intel's NTB drivers request every BAR of
+ * the NTB at probe, windows included. Found here, it is one message and a
+ * refused borrow rather than a shadow device whose driver fails to probe.
+ */
+static bool smartio_shadow_claimable(resource_size_t start, u64 size)
+{
+	if (!request_mem_region(start, size, "smartio claim test"))
+		return false;
+	release_mem_region(start, size);
+	return true;
+}
+
 /* Maps the lender's BARs through our windows. */
 static int smartio_shadow_map_bars(struct smartio_shadow *sh,
 				   const struct smartio_borrow_resp *resp)
@@ -582,6 +597,13 @@ static int smartio_shadow_map_bars(struct smartio_shadow *sh,
 		}
 		sh->bar_phys[i] = smartio_remote_phys(sh->bar_win[i]);
 		sh->bar_size[i] = size;
+		if (!smartio_shadow_claimable(sh->bar_phys[i], size)) {
+			dev_err(&sh->ntb->dev,
+				"fdid %x: BAR %d would be at %pa in a window BAR that %s holds busy: its driver could not claim it\n",
+				sh->fdid, i, &sh->bar_phys[i],
+				dev_driver_string(&sh->ntb->dev));
+			return -EADDRINUSE;
+		}
 		res->name = "smartio shadow BAR";
 		res->start = sh->bar_phys[i];
 		res->end = res->start + size - 1;

@@ -45,6 +45,15 @@ module_param(use_lut_mws, bool, 0444);
 MODULE_PARM_DESC(use_lut_mws,
 		 "Also expose every LUT entry as a memory window (default: direct windows only)");
 
+/*
+ * Intel's NTB drivers call pci_request_regions() at probe, window BARs
+ * included; this lets a test run the fabric layer against that habit.
+ */
+static bool reserve_window_bars;
+module_param(reserve_window_bars, bool, 0444);
+MODULE_PARM_DESC(reserve_window_bars,
+		 "Hold the window BARs busy, as ntb_hw_intel does (default: leave them to clients)");
+
 struct sntb_dev;
 
 /* Context of one doorbell vector: which doorbell it reports. */
@@ -958,8 +967,22 @@ static int sntb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	 * The window BARs are apertures, not registers: their clients map
 	 * slices of them, and a device reached through one (a borrowed
 	 * function on a shadow bus) has its driver reserve its own BAR
-	 * there. So they are left unreserved, as VMD leaves its memory BARs.
+	 * there. So they are left unreserved, as VMD leaves its memory BARs,
+	 * unless asked to behave as Intel's drivers do.
 	 */
+	if (reserve_window_bars) {
+		static const int window_bars[] = { SNTB_BAR_DIRECT, SNTB_BAR_LUT };
+		int i;
+
+		for (i = 0; i < ARRAY_SIZE(window_bars); i++) {
+			if (!pci_resource_len(pdev, window_bars[i]))
+				continue;
+			ret = pci_request_region(pdev, window_bars[i],
+						 KBUILD_MODNAME);
+			if (ret)
+				return ret;
+		}
+	}
 
 	/* Inbound accesses are DMA by this function, anywhere in memory. */
 	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
