@@ -66,6 +66,7 @@ struct NtbCableWaiter {
     uint8_t *buf;
     uint8_t *ahead;             /* room for a longer answer, or NULL */
     uint32_t got;               /* bytes answered */
+    uint64_t after;             /* inq_received when the reply came */
     bool done;
     bool ok;
 };
@@ -75,6 +76,9 @@ struct NtbCableWaiter {
  * they deliver the replies that a read through one waits for.
  */
 static __thread bool ntb_cable_rx;
+
+/* The cable whose inbound thread this is, or NULL. */
+static __thread NtbCable *ntb_cable_inbound;
 
 bool ntb_cable_in_rx(void)
 {
@@ -176,6 +180,24 @@ void ntb_cable_reply(NtbCable *c, const NtbCableHdr *h, bool ok,
 }
 
 /*
+ * Would the reply @w pass writes that the peer sent before it? PCIe lets
+ * no read completion pass a posted write going the same way: a driver that
+ * reads a device's status register after the device wrote its data must
+ * find the data in memory. The receive thread hands replies over at once
+ * and leaves other messages to the inbound thread, so a reply is held
+ * here until the inbound thread has performed everything received before
+ * it. Not in the inbound thread itself (a device it drives may read the
+ * peer: it would wait for itself), nor while that thread waits for a
+ * device that is busy in its own access (the re-entrancy guard): that
+ * device may be the reader. Under lock.
+ */
+static bool ntb_cable_reply_early_locked(NtbCable *c, NtbCableWaiter *w)
+{
+    return w->ok && w->after > c->inq_performed && !c->inq_stalled &&
+           !c->stop && !ntb_cable_inbound;
+}
+
+/*
  * Read from the peer: send a tagged request and wait for its READ_REPLY
  * with the BQL released. With @wp->ahead set, the answer may be longer;
  * @wp->got says how long. Returns false (the caller answers all-ones) on a
@@ -211,7 +233,7 @@ static bool ntb_cable_read_ahead(NtbCable *c, uint32_t type, uint64_t addr,
     qemu_mutex_lock(&c->lock);
     deadline = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
                NTB_CABLE_READ_TIMEOUT_MS;
-    while (!w.done) {
+    while (!w.done || ntb_cable_reply_early_locked(c, &w)) {
         int64_t left = deadline - qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
 
         if (left <= 0) {
@@ -224,6 +246,10 @@ static bool ntb_cable_read_ahead(NtbCable *c, uint32_t type, uint64_t addr,
         error_report("%s: port %u: no answer from the peer within %d ms "
                      "(read at 0x%" PRIx64 "); returning all-ones",
                      c->name, c->port, NTB_CABLE_READ_TIMEOUT_MS, addr);
+    } else if (ntb_cable_reply_early_locked(c, &w)) {
+        error_report("%s: port %u: writes received before the answer to "
+                     "the read at 0x%" PRIx64 " not performed within %d ms",
+                     c->name, c->port, addr, NTB_CABLE_READ_TIMEOUT_MS);
     }
     qemu_mutex_unlock(&c->lock);
     if (bql) {
@@ -329,23 +355,46 @@ static void ntb_cable_fail_waiters_locked(NtbCable *c)
     qemu_cond_broadcast(&c->reply_cond);
 }
 
+/* The inbound thread waits for a busy device, or no longer: see above. */
+static void ntb_cable_set_stalled(bool stalled)
+{
+    NtbCable *c = ntb_cable_inbound;
+
+    if (!c) {
+        return;
+    }
+    qemu_mutex_lock(&c->lock);
+    c->inq_stalled = stalled;
+    qemu_cond_broadcast(&c->reply_cond);
+    qemu_mutex_unlock(&c->lock);
+}
+
 MemTxResult ntb_cable_dma(AddressSpace *as, dma_addr_t da, void *buf,
                           uint32_t len, DMADirection dir, MemTxAttrs attrs)
 {
     int64_t deadline = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
                        NTB_CABLE_READ_TIMEOUT_MS;
+    bool stalled = false;
     MemTxResult r;
 
     for (;;) {
         r = dma_memory_rw(as, da, buf, len, dir, attrs);
         if (r != MEMTX_ACCESS_ERROR ||
             qemu_clock_get_ms(QEMU_CLOCK_REALTIME) >= deadline) {
-            return r;
+            break;
+        }
+        if (!stalled) {
+            stalled = true;
+            ntb_cable_set_stalled(true);
         }
         qemu_mutex_unlock_iothread();
         g_usleep(100);
         qemu_mutex_lock_iothread();
     }
+    if (stalled) {
+        ntb_cable_set_stalled(false);
+    }
+    return r;
 }
 
 bool ntb_cable_dma_is_ram(AddressSpace *as, dma_addr_t da, uint32_t len,
@@ -419,6 +468,7 @@ static void ntb_cable_got_reply(NtbCable *c, NtbCableHdr *h, uint8_t *payload)
                 memcpy(w->ahead, payload, h->len);
             }
             w->got = h->len;
+            w->after = c->inq_received;
             w->ok = h->value == 0;
             w->done = true;
             qemu_cond_broadcast(&c->reply_cond);
@@ -436,7 +486,9 @@ static void ntb_cable_inbound_drop_locked(NtbCable *c)
 
         QSIMPLEQ_REMOVE_HEAD(&c->inq, next);
         g_free(in);
+        c->inq_performed++;
     }
+    qemu_cond_broadcast(&c->reply_cond);
 }
 
 /*
@@ -457,6 +509,7 @@ static void ntb_cable_inbound_queue(NtbCable *c, NtbCableHdr *h,
     qemu_mutex_lock(&c->lock);
     in->gen = c->conn_gen;
     QSIMPLEQ_INSERT_TAIL(&c->inq, in, next);
+    c->inq_received++;
     qemu_cond_signal(&c->inq_cond);
     qemu_mutex_unlock(&c->lock);
 }
@@ -465,6 +518,7 @@ static void *ntb_cable_inbound_thread(void *opaque)
 {
     NtbCable *c = opaque;
 
+    ntb_cable_inbound = c;
     qemu_mutex_lock(&c->lock);
     for (;;) {
         NtbCableInbound *in;
@@ -492,6 +546,8 @@ static void *ntb_cable_inbound_thread(void *opaque)
         g_free(in);
 
         qemu_mutex_lock(&c->lock);
+        c->inq_performed++;
+        qemu_cond_broadcast(&c->reply_cond);
     }
     ntb_cable_inbound_drop_locked(c);
     qemu_mutex_unlock(&c->lock);

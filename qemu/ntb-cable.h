@@ -111,6 +111,14 @@ typedef struct NtbCable {
 
     QSIMPLEQ_HEAD(, NtbCableInbound) inq; /* received, to be performed */
     QemuCond inq_cond;          /* inq not empty, or stop */
+    /*
+     * Messages put on inq, and those performed or dropped since: a read
+     * reply completes only once every message received before it is
+     * performed (ntb_cable_read_ahead).
+     */
+    uint64_t inq_received;
+    uint64_t inq_performed;
+    bool inq_stalled;           /* the inbound thread waits on a busy device */
     uint32_t conn_gen;          /* bumped when a connection ends */
 
     int listen_fd;
