@@ -30,9 +30,10 @@ lut | direct)
 	NTB_WINDOWS=$NTB_MODEL
 	NTB_LINK_DOWN='ntb_hw_smartio.*: link down$'
 	;;
-switchtec)
-	# The emulated Switchtec, upstream drivers: switchtec.ko binds the PCI
-	# function, ntb_hw_switchtec.ko makes it an NTB device.
+switchtec | switchtec-patched)
+	# The emulated Switchtec: switchtec.ko binds the PCI function,
+	# ntb_hw_switchtec.ko (upstream's, or with ntb/patches/) makes it an
+	# NTB device.
 	NTB_DRIVER=switchtec
 	NTB_VENDOR=0x11f8
 	NTB_DEVICE=0x8532
@@ -43,6 +44,14 @@ switchtec)
 esac
 export NTB_MODEL NTB_DRIVER NTB_VENDOR NTB_DEVICE NTB_WINDOWS NTB_LINK_DOWN
 
+# ntb_patched MODULE: MODULE is to load with ntb/patches/ applied: the
+# image has it unmodified in the module tree and patched aside
+# (tests/vm/mkinitramfs); the patched one takes its place.
+ntb_patched() {
+	cp "/usr/local/lib/vmtest/ntb-patched/$1.ko" \
+		"/lib/modules/$(uname -r)/extra/ntb-core/$1.ko"
+}
+
 # ntb_load [PARAM=VALUE...]: loads the NTB model's hardware driver, with
 # these module parameters besides the model's own.
 # shellcheck disable=SC2120 # the parameters are optional
@@ -51,6 +60,19 @@ ntb_load() {
 	lut) modprobe ntb_hw_smartio use_lut_mws=1 "$@" ;;
 	direct) modprobe ntb_hw_smartio use_lut_mws=0 "$@" ;;
 	switchtec) modprobe switchtec && modprobe ntb_hw_switchtec "$@" ;;
+	switchtec-patched)
+		# switchtec.ko's probe loads ntb_hw_switchtec itself, by name
+		# and without parameters: they go in modprobe's configuration.
+		# Windows as large as the BARs (the emulated Switchtec's BAR 4 is
+		# 1 GiB), not max_mw_size's 2 MiB: window 1 must reach the
+		# interrupt range. Window 0 shares BAR 2 with the LUT windows,
+		# and the driver keeps it as small as they are (2 MiB with 32).
+		ntb_patched ntb_hw_switchtec &&
+			mkdir -p /etc/modprobe.d &&
+			echo "options ntb_hw_switchtec max_mw_size=0x40000000 $*" \
+				>/etc/modprobe.d/ntb-model.conf &&
+			modprobe switchtec && modprobe ntb_hw_switchtec
+		;;
 	esac
 }
 
@@ -58,7 +80,7 @@ ntb_load() {
 # smartio_ntb, ntb_transport...).
 ntb_unload() {
 	case $NTB_MODEL in
-	switchtec) rmmod ntb_hw_switchtec switchtec ;;
+	switchtec | switchtec-patched) rmmod ntb_hw_switchtec switchtec ;;
 	*) rmmod "$NTB_DRIVER" ;;
 	esac
 }
