@@ -63,10 +63,11 @@ ntb_load() {
 	switchtec-patched)
 		# switchtec.ko's probe loads ntb_hw_switchtec itself, by name
 		# and without parameters: they go in modprobe's configuration.
-		# Windows as large as the BARs (the emulated Switchtec's BAR 4 is
-		# 1 GiB), not max_mw_size's 2 MiB: window 1 must reach the
-		# interrupt range. Window 0 shares BAR 2 with the LUT windows,
-		# and the driver keeps it as small as they are (2 MiB with 32).
+		# Outbound windows as large as the BARs (the emulated Switchtec's
+		# BAR 4 is 1 GiB), not max_mw_size's 2 MiB: the peer opens its
+		# 256 MiB IOVA window (or all of its RAM) to us through window 1.
+		# Window 0 shares BAR 2 with the LUT windows, and the driver
+		# keeps it as small as they are (2 MiB with 32): interrupts.
 		ntb_patched ntb_hw_switchtec &&
 			mkdir -p /etc/modprobe.d &&
 			echo "options ntb_hw_switchtec max_mw_size=0x40000000 $*" \
