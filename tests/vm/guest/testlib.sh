@@ -52,6 +52,11 @@ ntb_patched() {
 		"/lib/modules/$(uname -r)/extra/ntb-core/$1.ko"
 }
 
+# module_live MODULE: MODULE is loaded and its init has returned.
+module_live() {
+	[ "$(cat "/sys/module/$1/initstate" 2>/dev/null)" = live ]
+}
+
 # ntb_load [PARAM=VALUE...]: loads the NTB model's hardware driver, with
 # these module parameters besides the model's own.
 # shellcheck disable=SC2120 # the parameters are optional
@@ -59,20 +64,27 @@ ntb_load() {
 	case $NTB_MODEL in
 	lut) modprobe ntb_hw_smartio use_lut_mws=1 "$@" ;;
 	direct) modprobe ntb_hw_smartio use_lut_mws=0 "$@" ;;
-	switchtec) modprobe switchtec && modprobe ntb_hw_switchtec "$@" ;;
-	switchtec-patched)
-		# switchtec.ko's probe loads ntb_hw_switchtec itself, by name
-		# and without parameters: they go in modprobe's configuration.
-		# Outbound windows as large as the BARs (the emulated Switchtec's
-		# BAR 4 is 1 GiB), not max_mw_size's 2 MiB: the peer opens its
-		# 256 MiB IOVA window (or all of its RAM) to us through window 1.
-		# Window 0 shares BAR 2 with the LUT windows, and the driver
-		# keeps it as small as they are (2 MiB with 32): interrupts.
-		ntb_patched ntb_hw_switchtec &&
-			mkdir -p /etc/modprobe.d &&
-			echo "options ntb_hw_switchtec max_mw_size=0x40000000 $*" \
-				>/etc/modprobe.d/ntb-model.conf &&
-			modprobe switchtec && modprobe ntb_hw_switchtec
+	switchtec | switchtec-patched)
+		# switchtec.ko's probe loads ntb_hw_switchtec itself, by name,
+		# without parameters and without waiting: the parameters go in
+		# modprobe's configuration, and a modprobe that finds the module
+		# loading returns before its init (which adds the NTB devices)
+		# has run, so wait for that.
+		opts=$*
+		if [ "$NTB_MODEL" = switchtec-patched ]; then
+			# Outbound windows as large as the BARs (the emulated
+			# Switchtec's BAR 4 is 1 GiB), not max_mw_size's 2 MiB:
+			# the peer opens its 256 MiB IOVA window (or all of its
+			# RAM) to us through window 1. Window 0 shares BAR 2 with
+			# the LUT windows, and the driver keeps it as small as
+			# they are (2 MiB with 32): interrupts.
+			ntb_patched ntb_hw_switchtec || return 1
+			opts="max_mw_size=0x40000000 $opts"
+		fi
+		mkdir -p /etc/modprobe.d &&
+			echo "options ntb_hw_switchtec $opts" >/etc/modprobe.d/ntb-model.conf &&
+			modprobe switchtec && modprobe ntb_hw_switchtec &&
+			wait_until 60 module_live ntb_hw_switchtec
 		;;
 	esac
 }
