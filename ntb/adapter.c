@@ -18,6 +18,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitfield.h>
 #include <linux/debugfs.h>
 #include <linux/idr.h>
 #include <linux/module.h>
@@ -37,7 +38,7 @@
 static BLOCKING_NOTIFIER_HEAD(smartio_node_notifiers);
 
 /*
- * Handshake wire protocol (version 1)
+ * Handshake wire protocol (version 3)
  * ===================================
  *
  * Scratchpads. Every port of the NTB has a global index g: the rank of its
@@ -47,14 +48,17 @@ static BLOCKING_NOTIFIER_HEAD(smartio_node_notifiers);
  * peer's scratchpads, with ntb_peer_spad_write(), so that on a multi-port
  * NTB each peer's hello has a block of its own:
  *
- *	SPAD(5g + 0)	SMARTIO_HS_MAGIC: 0x534d ("SM") << 16 | version (2)
+ *	SPAD(5g + 0)	SMARTIO_HS_MAGIC: 0x534d ("SM") << 16 | version (3)
  *	SPAD(5g + 1)	the sender's node id (1..0xffff; upper 16 bits 0)
  *	SPAD(5g + 2)	the sender's boot epoch: a random non-zero u32 drawn
  *			at module load, so that a restarted peer is new
  *	SPAD(5g + 3)	ack: the receiver's epoch as the sender last read it
  *			from the receiver's hello, 0 if none
- *	SPAD(5g + 4)	where the sender's receive area (msg.c) is in the
- *			receiver's outbound window onto it, in 4 KiB units
+ *	SPAD(5g + 4)	where the sender's receive area (msg.c) is: bits
+ *			31..28 the sender's inbound window it is in (the
+ *			one leading to its memory, reach.c; 0 where window
+ *			0 holds the area alone), bits 27..0 its offset in
+ *			that window in 4 KiB units (so below 1 TiB)
  *
  * The magic is written last: a block with a valid magic is complete. Then
  * the sender rings doorbell bit 0 of the peer (SMARTIO_DB_HANDSHAKE). Bit 0
@@ -82,7 +86,7 @@ static BLOCKING_NOTIFIER_HEAD(smartio_node_notifiers);
  * scratchpads is stale: it is cleared. A peer whose hello carries our own
  * node id is refused (an error is logged) and stays LINK_UP.
  */
-#define SMARTIO_HS_MAGIC	0x534d0002
+#define SMARTIO_HS_MAGIC	0x534d0003
 #define SMARTIO_HS_MAGIC_MASK	0xffff0000
 #define SMARTIO_HS_SPAD_MAGIC	0
 #define SMARTIO_HS_SPAD_NODE	1
@@ -91,6 +95,8 @@ static BLOCKING_NOTIFIER_HEAD(smartio_node_notifiers);
 #define SMARTIO_HS_SPAD_AREA	4
 #define SMARTIO_HS_SPADS	5
 #define SMARTIO_HS_AREA_SHIFT	12
+#define SMARTIO_HS_AREA_WINDOW	GENMASK(31, 28)
+#define SMARTIO_HS_AREA_OFFSET	GENMASK(27, 0)
 
 /* Adapters whose node id the node_id parameter can set. */
 #define SMARTIO_MAX_PARAM_ADAPTERS	16
@@ -180,8 +186,10 @@ static void smartio_send_hello(struct smartio_adapter *ad,
 	if (ack)
 		smartio_reach_publish(ad, peer);
 	ntb_peer_spad_write(ntb, peer->pidx, base + SMARTIO_HS_SPAD_AREA,
-			    smartio_inbound_area_offset(peer) >>
-			    SMARTIO_HS_AREA_SHIFT);
+			    FIELD_PREP(SMARTIO_HS_AREA_WINDOW, peer->mem_widx) |
+			    FIELD_PREP(SMARTIO_HS_AREA_OFFSET,
+				       smartio_inbound_area_offset(peer) >>
+				       SMARTIO_HS_AREA_SHIFT));
 	ntb_peer_spad_write(ntb, peer->pidx, base + SMARTIO_HS_SPAD_ACK, ack);
 	ntb_peer_spad_write(ntb, peer->pidx, base + SMARTIO_HS_SPAD_NODE,
 			    ad->node_id);
@@ -310,7 +318,9 @@ static void smartio_peer_hello(struct smartio_adapter *ad,
 		smartio_peer_leave(ad, peer, SMARTIO_PEER_STATE_LINK_UP);
 	/* Without its receive area, a peer can be neither answered nor joined. */
 	if (smartio_msg_chan_locate(ad, peer,
-				    (u64)area << SMARTIO_HS_AREA_SHIFT)) {
+				    FIELD_GET(SMARTIO_HS_AREA_WINDOW, area),
+				    (u64)FIELD_GET(SMARTIO_HS_AREA_OFFSET, area) <<
+				    SMARTIO_HS_AREA_SHIFT)) {
 		if (peer->state == SMARTIO_PEER_STATE_JOINED)
 			smartio_peer_leave(ad, peer, SMARTIO_PEER_STATE_LINK_UP);
 		return;
@@ -654,6 +664,7 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 		if (peer->port < 0)
 			peer->port = -1;
 		peer->in_spad = -1;
+		peer->msi_widx = -1;
 		smartio_msg_chan_init(peer);
 		ad->fabric_peers[pidx].port = peer->port < 0 ?
 			SMARTIO_FABRIC_PORT_UNKNOWN : peer->port;

@@ -88,6 +88,7 @@ void smartio_msg_chan_init(struct smartio_peer *peer)
 	spin_lock_init(&chan->lock);
 	init_waitqueue_head(&chan->wait);
 	chan->next_id = 1;
+	chan->win_idx = -1;
 	for (i = 0; i < SMARTIO_MSG_INFLIGHT; i++)
 		init_completion(&chan->pending[i].done);
 }
@@ -99,73 +100,64 @@ void smartio_msg_chan_init(struct smartio_peer *peer)
  *	then); its channel is down.
  *
  * The first time, opens our inbound windows for @peer, its receive area
- * among what they lead to (reach.c), and maps our outbound window onto
- * @peer whole: its hello says where its receive area is in it
- * (smartio_msg_chan_locate()). They stay until smartio_msg_chan_exit();
+ * among what they lead to (reach.c); the peer's hello says where its own
+ * is (smartio_msg_chan_locate()). They stay until smartio_msg_chan_exit();
  * each later time, the windows are translated again, as they were.
  *
  * Return: 0 or -errno, with the reason logged.
  */
 int smartio_msg_chan_open(struct smartio_adapter *ad, struct smartio_peer *peer)
 {
-	struct smartio_msg_chan *chan = &peer->chan;
-	struct ntb_dev *ntb = ad->ntb;
-	resource_size_t win_size;
-	phys_addr_t win_base;
-	int ret;
-
-	if (chan->area)
+	if (peer->chan.area)
 		return smartio_inbound_restore(ad, peer);
 
-	ret = smartio_inbound_open(ad, peer);
-	if (ret)
-		return ret;
-
-	/* Outbound window pidx leads to peer pidx (window 0 on two ports). */
-	ret = ntb_peer_mw_get_addr(ntb, peer->pidx, &win_base, &win_size);
-	if (ret || win_size < SMARTIO_MSG_AREA_SIZE) {
-		dev_err(&ntb->dev, "adapter %d: no outbound window %d for messages\n",
-			ad->index, peer->pidx);
-		ret = ret ?: -ENOSPC;
-		goto err_close;
-	}
-	chan->win_map = ioremap_wc(win_base, win_size);
-	if (!chan->win_map) {
-		ret = -ENOMEM;
-		goto err_close;
-	}
-	chan->win_size = win_size;
-	chan->win = NULL;
-	return 0;
-
-err_close:
-	smartio_inbound_close(ad, peer);
-	return ret;
+	return smartio_inbound_open(ad, peer);
 }
 
 /**
  * smartio_msg_chan_locate() - Learn where a peer's receive area is.
  * @ad: The adapter.
  * @peer: The peer, whose channel is down.
- * @offset: Where its hello says the area is in our outbound window onto
- *	it.
+ * @widx: The window its hello says the area is in: its inbound window,
+ *	which on an NTB with inbound-translated windows (one peer) is our
+ *	outbound window of that index; elsewhere 0, and our outbound window
+ *	onto the peer is window pidx (window 0 on two ports).
+ * @offset: Where in that window.
  *
- * Return: 0, or -ERANGE (logged) when the area would not be in the window.
+ * Maps the area; again only where the hello moved it.
+ *
+ * Return: 0, -ERANGE (logged) when the area would not be in the window,
+ * or -ENOMEM.
  */
 int smartio_msg_chan_locate(struct smartio_adapter *ad,
-			    struct smartio_peer *peer, u64 offset)
+			    struct smartio_peer *peer, int widx, u64 offset)
 {
 	struct smartio_msg_chan *chan = &peer->chan;
+	bool direct = smartio_inbound_direct(ad);
+	int out = direct ? widx : peer->pidx;
+	resource_size_t win_size = 0;
+	phys_addr_t win_base;
 
-	if (offset > chan->win_size ||
-	    chan->win_size - offset < SMARTIO_MSG_AREA_SIZE) {
-		dev_err_ratelimited(&ad->ntb->dev, "adapter %d: port %d puts its receive area at %#llx, outside our %pa-byte window onto it\n",
-				    ad->index, peer->port, offset,
-				    &chan->win_size);
+	if (chan->win && chan->win_idx == widx && chan->win_offset == offset)
+		return 0;
+	if (chan->win) {
+		iounmap(chan->win);
 		chan->win = NULL;
+		chan->win_idx = -1;
+	}
+	if ((!direct && widx) || widx >= SMARTIO_REACH_WINDOWS ||
+	    ntb_peer_mw_get_addr(ad->ntb, out, &win_base, &win_size) ||
+	    offset > win_size || win_size - offset < SMARTIO_MSG_AREA_SIZE) {
+		dev_err_ratelimited(&ad->ntb->dev, "adapter %d: port %d puts its receive area at %#llx of its window %d, outside our %pa-byte window %d onto it\n",
+				    ad->index, peer->port, offset, widx,
+				    &win_size, out);
 		return -ERANGE;
 	}
-	chan->win = chan->win_map + offset;
+	chan->win = ioremap_wc(win_base + offset, SMARTIO_MSG_AREA_SIZE);
+	if (!chan->win)
+		return -ENOMEM;
+	chan->win_idx = widx;
+	chan->win_offset = offset;
 	return 0;
 }
 
@@ -178,12 +170,13 @@ void smartio_msg_chan_exit(struct smartio_adapter *ad, struct smartio_peer *peer
 {
 	struct smartio_msg_chan *chan = &peer->chan;
 
-	if (chan->area) {
-		iounmap(chan->win_map);
-		chan->win_map = NULL;
+	if (chan->win) {
+		iounmap(chan->win);
 		chan->win = NULL;
-		smartio_inbound_close(ad, peer);
+		chan->win_idx = -1;
 	}
+	if (chan->area)
+		smartio_inbound_close(ad, peer);
 	mutex_destroy(&chan->rx_lock);
 }
 

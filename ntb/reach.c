@@ -8,9 +8,12 @@
  * (ntb_mw_set_trans()) onto one range of our bus address space, aligned
  * as the window needs, up to its size. Moving a window per request would
  * cost a message per mapping and give the peer one range at a time, so
- * each is set once, when the link comes up, and never moves:
+ * each is set once, when the link comes up, and never moves. Windows
+ * differ in size (Switchtec's first shares its BAR with the LUT windows,
+ * and is as small as they are together), so the largest of the first two
+ * goes to memory and the other to interrupts:
  *
- *  - Window 0 (SMARTIO_REACH_MEM) leads to all the peer may reach of our
+ *  - The memory window (peer->mem_widx) leads to all the peer may reach of our
  *    memory. Where our IOMMU translates the NTB's inbound accesses, that
  *    is the adapter's IOVA window (iova.c): its first pages hold the
  *    receive area (msg.c), and whatever else the peer may reach is mapped
@@ -21,7 +24,7 @@
  *    translates (no IOMMU, or an identity domain), window 0 leads to all
  *    of RAM from address 0 if it is large enough; else to the receive
  *    area alone, and peers' devices cannot reach our memory (logged).
- *  - Window 1 (SMARTIO_REACH_MSI), if there is one, leads to the range
+ *  - The interrupt window (peer->msi_widx), if any, leads to the range
  *    holding the x86 interrupt range (SMARTIO_MSI_ADDR), aligned as the
  *    window needs: a device the peer lends us raises our interrupts
  *    through it. With our IOMMU on, the NTB's own DMA mappings are kept
@@ -32,7 +35,8 @@
  * one) and no LUT windows. NTBs with LUT windows (IDT-like: each side
  * translates its own outbound windows, onto any of the peer's bus
  * addresses, window.c) and multi-port NTBs keep window 0 for the receive
- * area alone.
+ * area alone. The hello says which window the receive area is in
+ * (adapter.c).
  *
  * Each side tells the other what its windows lead to: before the hello
  * that lets the peer join (adapter.c), it writes a struct
@@ -46,6 +50,7 @@
 #include <linux/gfp.h>
 #include <linux/io.h>
 #include <linux/iommu.h>
+#include <linux/log2.h>
 #include <linux/mmzone.h>
 #include <linux/pci.h>
 #include <linux/seq_file.h>
@@ -124,8 +129,14 @@ static int smartio_area_alloc(struct smartio_msg_chan *chan)
 	return chan->area ? 0 : -ENOMEM;
 }
 
-/* Do @ad's inbound windows give its peer a reach (see above)? */
-static bool smartio_inbound_direct(struct smartio_adapter *ad)
+/**
+ * smartio_inbound_direct() - Do @ad's inbound windows give its peer a
+ *	reach (see the head of this file)?
+ * @ad: The adapter.
+ *
+ * Return: True for an NTB with one peer and no LUT windows.
+ */
+bool smartio_inbound_direct(struct smartio_adapter *ad)
 {
 	return !ad->lut.count && ad->peer_count == 1;
 }
@@ -183,8 +194,8 @@ static int smartio_inbound_open_ring(struct smartio_adapter *ad,
 	int ret;
 
 	if (a->max < xlat || a->addr > SMARTIO_RING_ALIGN_MAX) {
-		dev_err(&ad->ntb->dev, "adapter %d: inbound window 0 (up to %pa bytes, aligned to %pa) cannot lead to a receive area of its own\n",
-			ad->index, &a->max, &a->addr);
+		dev_err(&ad->ntb->dev, "adapter %d: inbound window %d (up to %pa bytes, aligned to %pa) cannot lead to a receive area of its own\n",
+			ad->index, peer->mem_widx, &a->max, &a->addr);
 		return -ENOSPC;
 	}
 	/* A buffer is aligned to its size: allocate the alignment at least. */
@@ -197,7 +208,8 @@ static int smartio_inbound_open_ring(struct smartio_adapter *ad,
 		ret = -EINVAL;
 		goto err_free;
 	}
-	ret = smartio_inbound_set(ad, peer, 0, chan->area_bus, xlat);
+	ret = smartio_inbound_set(ad, peer, peer->mem_widx, chan->area_bus,
+				  xlat);
 	if (ret)
 		goto err_free;
 	peer->inbound = SMARTIO_INBOUND_RING;
@@ -220,8 +232,8 @@ static int smartio_inbound_open_iova(struct smartio_adapter *ad,
 	int ret;
 
 	if (!IS_ALIGNED(base, a->addr) || a->max < SMARTIO_MSG_AREA_SIZE) {
-		dev_err(&ad->ntb->dev, "adapter %d: inbound window 0 (up to %pa bytes, aligned to %pa) cannot lead to the IOVA window at %#llx\n",
-			ad->index, &a->max, &a->addr, base);
+		dev_err(&ad->ntb->dev, "adapter %d: inbound window %d (up to %pa bytes, aligned to %pa) cannot lead to the IOVA window at %#llx\n",
+			ad->index, peer->mem_widx, &a->max, &a->addr, base);
 		ret = -ENOSPC;
 		goto err_put;
 	}
@@ -235,12 +247,12 @@ static int smartio_inbound_open_iova(struct smartio_adapter *ad,
 		goto err_free;
 	chan->area_bus = base;
 	chan->area_iova = w;
-	ret = smartio_inbound_set(ad, peer, 0, base,
+	ret = smartio_inbound_set(ad, peer, peer->mem_widx, base,
 				  min_t(u64, round_up(size, a->size), a->max));
 	if (ret)
 		goto err_release;
-	peer->own[SMARTIO_REACH_MEM].addr = base;
-	peer->own[SMARTIO_REACH_MEM].size = size;
+	peer->own[peer->mem_widx].addr = base;
+	peer->own[peer->mem_widx].size = size;
 	peer->inbound = SMARTIO_INBOUND_IOVA;
 	return 0;
 
@@ -264,60 +276,105 @@ static int smartio_inbound_open_ram(struct smartio_adapter *ad,
 				    const struct smartio_inbound_align *a)
 {
 	struct smartio_msg_chan *chan = &peer->chan;
-	u64 size = round_up(smartio_ram_end(), a->size);
+	u64 size = roundup_pow_of_two(smartio_ram_end());
 	int ret;
 
+	/*
+	 * A power of two where it fits: a direct window translates by
+	 * replacing the address bits above its size's, and Switchtec's (whose
+	 * driver says any multiple of 4 KiB) takes no other size.
+	 */
+	if (size > a->max || !IS_ALIGNED(size, a->size))
+		size = round_up(smartio_ram_end(), a->size);
+
 	if (size > a->max) {
-		dev_warn(&ad->ntb->dev, "adapter %d: inbound window 0 (up to %pa bytes) cannot reach all of RAM (%#llx) and no IOMMU translates for it: peers' devices cannot reach this node's memory\n",
-			 ad->index, &a->max, size);
+		dev_warn(&ad->ntb->dev, "adapter %d: inbound window %d (up to %pa bytes) cannot reach all of RAM (%#llx) and no IOMMU translates for it: peers' devices cannot reach this node's memory\n",
+			 ad->index, peer->mem_widx, &a->max, size);
 		return -ERANGE;
 	}
 	ret = smartio_area_alloc(chan);
 	if (ret)
 		return ret;
 	chan->area_bus = virt_to_phys(chan->area);
-	ret = smartio_inbound_set(ad, peer, 0, 0, size);
+	ret = smartio_inbound_set(ad, peer, peer->mem_widx, 0, size);
 	if (ret) {
 		free_pages_exact(chan->area, chan->area_size);
 		chan->area = NULL;
 		return ret;
 	}
-	peer->own[SMARTIO_REACH_MEM].addr = 0;
-	peer->own[SMARTIO_REACH_MEM].size = size;
+	peer->own[peer->mem_widx].addr = 0;
+	peer->own[peer->mem_widx].size = size;
 	peer->inbound = SMARTIO_INBOUND_RAM;
 	return 0;
 }
 
 /*
- * Window 1 onto the interrupt range, where there is a window 1 that can
- * reach it. Not having it is no error: the peer cannot raise our
+ * The interrupt window onto the interrupt range, where there is one that
+ * can reach it. Not having it is no error: the peer cannot raise our
  * interrupts, and lending to us fails where it would need to.
  */
 static void smartio_inbound_open_msi(struct smartio_adapter *ad,
 				     struct smartio_peer *peer)
 {
 	struct device *dev = &ad->ntb->pdev->dev;
+	int widx = peer->msi_widx;
 	struct smartio_inbound_align a;
 	u64 base, size;
 
-	if (ntb_mw_count(ad->ntb, peer->pidx) <= SMARTIO_REACH_MSI ||
-	    smartio_inbound_get_align(ad, peer, SMARTIO_REACH_MSI, &a))
+	if (widx < 0 || smartio_inbound_get_align(ad, peer, widx, &a))
 		return;
 	base = round_down(SMARTIO_MSI_ADDR, a.addr);
 	size = round_up(SMARTIO_MSI_ADDR + SMARTIO_MSI_SIZE - base, a.size);
 	if (size > a.max) {
-		dev_warn(&ad->ntb->dev, "adapter %d: inbound window 1 (up to %pa bytes, aligned to %pa) cannot reach the interrupt range: peers' devices cannot interrupt this node\n",
-			 ad->index, &a.max, &a.addr);
+		dev_warn(&ad->ntb->dev, "adapter %d: inbound window %d (up to %pa bytes, aligned to %pa) cannot reach the interrupt range: peers' devices cannot interrupt this node\n",
+			 ad->index, widx, &a.max, &a.addr);
 		return;
 	}
-	if (smartio_inbound_set(ad, peer, SMARTIO_REACH_MSI, base, size))
+	if (smartio_inbound_set(ad, peer, widx, base, size))
 		return;
 	/* Keep the NTB's own mappings out of the window's reach. */
 	if (peer->inbound == SMARTIO_INBOUND_IOVA && base &&
 	    (!dev->bus_dma_limit || dev->bus_dma_limit >= base))
 		dev->bus_dma_limit = base - 1;
-	peer->own[SMARTIO_REACH_MSI].addr = base;
-	peer->own[SMARTIO_REACH_MSI].size = size;
+	peer->own[widx].addr = base;
+	peer->own[widx].size = size;
+}
+
+/* What our interrupt window for @peer leads to (nowhere without one). */
+static const struct smartio_reach *smartio_own_msi(struct smartio_peer *peer)
+{
+	static const struct smartio_reach none;
+
+	return peer->msi_widx < 0 ? &none : &peer->own[peer->msi_widx];
+}
+
+/*
+ * Which of our inbound windows leads to memory, and which to interrupts:
+ * on an NTB that gives a reach, the larger of the first two goes to
+ * memory (the first on a tie); elsewhere window 0 holds the receive area
+ * alone. Fills *@a with the memory window's constraints.
+ */
+static int smartio_inbound_choose(struct smartio_adapter *ad,
+				  struct smartio_peer *peer,
+				  struct smartio_inbound_align *a)
+{
+	struct smartio_inbound_align other;
+	int ret;
+
+	peer->mem_widx = 0;
+	peer->msi_widx = -1;
+	ret = smartio_inbound_get_align(ad, peer, 0, a);
+	if (ret || !smartio_inbound_direct(ad) ||
+	    ntb_mw_count(ad->ntb, peer->pidx) < SMARTIO_REACH_WINDOWS ||
+	    smartio_inbound_get_align(ad, peer, 1, &other))
+		return ret;
+	peer->msi_widx = 1;
+	if (other.max > a->max) {
+		peer->mem_widx = 1;
+		peer->msi_widx = 0;
+		*a = other;
+	}
+	return 0;
 }
 
 /**
@@ -339,7 +396,7 @@ int smartio_inbound_open(struct smartio_adapter *ad, struct smartio_peer *peer)
 	int ret;
 
 	memset(peer->own, 0, sizeof(peer->own));
-	ret = smartio_inbound_get_align(ad, peer, 0, &a);
+	ret = smartio_inbound_choose(ad, peer, &a);
 	if (ret) {
 		dev_err(&ad->ntb->dev, "adapter %d: no inbound window for messages: %d\n",
 			ad->index, ret);
@@ -362,13 +419,13 @@ int smartio_inbound_open(struct smartio_adapter *ad, struct smartio_peer *peer)
 		ret = smartio_inbound_open_ring(ad, peer, &a);
 	}
 	if (!ret)
-		dev_info(&ad->ntb->dev, "adapter %d: port %d reaches %s %#llx+%#llx, interrupts %#llx+%#llx\n",
+		dev_info(&ad->ntb->dev, "adapter %d: port %d reaches %s %#llx+%#llx (window %d), interrupts %#llx+%#llx\n",
 			 ad->index, peer->port,
 			 smartio_inbound_names[peer->inbound],
-			 peer->own[SMARTIO_REACH_MEM].addr,
-			 peer->own[SMARTIO_REACH_MEM].size,
-			 peer->own[SMARTIO_REACH_MSI].addr,
-			 peer->own[SMARTIO_REACH_MSI].size);
+			 peer->own[peer->mem_widx].addr,
+			 peer->own[peer->mem_widx].size, peer->mem_widx,
+			 smartio_own_msi(peer)->addr,
+			 smartio_own_msi(peer)->size);
 	return ret;
 }
 
@@ -381,10 +438,11 @@ void smartio_inbound_close(struct smartio_adapter *ad,
 			   struct smartio_peer *peer)
 {
 	struct smartio_msg_chan *chan = &peer->chan;
+	int widx;
 
-	if (peer->xlat[SMARTIO_REACH_MSI].size)
-		ntb_mw_clear_trans(ad->ntb, peer->pidx, SMARTIO_REACH_MSI);
-	ntb_mw_clear_trans(ad->ntb, peer->pidx, 0);
+	for (widx = 0; widx < SMARTIO_REACH_WINDOWS; widx++)
+		if (peer->xlat[widx].size)
+			ntb_mw_clear_trans(ad->ntb, peer->pidx, widx);
 	switch (peer->inbound) {
 	case SMARTIO_INBOUND_RING:
 		dma_free_coherent(&ad->ntb->pdev->dev, chan->area_size,
@@ -418,7 +476,7 @@ u64 smartio_inbound_area_offset(struct smartio_peer *peer)
 {
 	if (peer->inbound == SMARTIO_INBOUND_RING)
 		return 0;
-	return peer->chan.area_bus - peer->own[SMARTIO_REACH_MEM].addr;
+	return peer->chan.area_bus - peer->own[peer->mem_widx].addr;
 }
 
 /**
@@ -566,14 +624,14 @@ void smartio_window_revoke(struct smartio_grant *g)
  */
 void smartio_reach_show(struct seq_file *s, struct smartio_peer *peer)
 {
+	/* The peer's memory window: where its hello put its receive area. */
+	int mem = peer->chan.win_idx > 0;
+
 	seq_printf(s, "    reach %s %#llx+%#llx msi %#llx+%#llx, of the peer %#llx+%#llx msi %#llx+%#llx\n",
 		   smartio_inbound_names[peer->inbound],
-		   peer->own[SMARTIO_REACH_MEM].addr,
-		   peer->own[SMARTIO_REACH_MEM].size,
-		   peer->own[SMARTIO_REACH_MSI].addr,
-		   peer->own[SMARTIO_REACH_MSI].size,
-		   peer->reach[SMARTIO_REACH_MEM].addr,
-		   peer->reach[SMARTIO_REACH_MEM].size,
-		   peer->reach[SMARTIO_REACH_MSI].addr,
-		   peer->reach[SMARTIO_REACH_MSI].size);
+		   peer->own[peer->mem_widx].addr,
+		   peer->own[peer->mem_widx].size,
+		   smartio_own_msi(peer)->addr, smartio_own_msi(peer)->size,
+		   peer->reach[mem].addr, peer->reach[mem].size,
+		   peer->reach[!mem].addr, peer->reach[!mem].size);
 }

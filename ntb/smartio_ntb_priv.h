@@ -61,16 +61,17 @@ struct smartio_msg_pending {
 
 /**
  * struct smartio_msg_chan - The messaging channel to one peer.
- * @area: Our receive area (see msg.c), written by the peer through its
- *	window 0 (set up by reach.c).
+ * @area: Our receive area (see msg.c), written by the peer through the
+ *	window that leads to our memory (set up by reach.c).
  * @area_bus: Bus address of @area for the NTB.
  * @area_size: Bytes allocated at @area.
  * @area_iova: The IOVA window @area is mapped at the base of, referenced;
  *	NULL when it is not.
- * @win_map: Our outbound window 0 onto the peer, mapped whole.
- * @win_size: Bytes of @win_map.
- * @win: The peer's receive area in @win_map, where its hello says it is;
- *	NULL until then.
+ * @win_idx: Our outbound window the peer's receive area is in, as its
+ *	hello says; -1 until then.
+ * @win_offset: Where the area is in that window.
+ * @win: The peer's receive area, mapped; NULL until its hello said where
+ *	it is.
  * @rx_lock: Serialises receiving with resetting the receive side.
  * @rx_tail: Consumer counter of our receive ring.
  * @rx_seq: Sequence number the next received message must carry.
@@ -93,8 +94,8 @@ struct smartio_msg_chan {
 	dma_addr_t area_bus;
 	size_t area_size;
 	struct smartio_iova_window *area_iova;
-	void __iomem *win_map;
-	resource_size_t win_size;
+	int win_idx;
+	u64 win_offset;
 	void __iomem *win;
 
 	struct mutex rx_lock;
@@ -197,9 +198,10 @@ enum smartio_inbound_kind {
 	SMARTIO_INBOUND_RAM,	/* all of RAM, untranslated */
 };
 
-/* Inbound windows a peer reaches us through: memory, and interrupts. */
-#define SMARTIO_REACH_MEM	0
-#define SMARTIO_REACH_MSI	1
+/*
+ * Inbound windows a peer reaches us through: one to memory (the largest),
+ * one to interrupts (reach.c).
+ */
 #define SMARTIO_REACH_WINDOWS	2
 
 /**
@@ -231,12 +233,14 @@ struct smartio_reach {
  * @session: Number of times the peer joined; lets a connection made
  *	while it leaves notice (read with READ_ONCE).
  * @chan: The messaging channel to the peer.
- * @inbound: What our inbound window 0 for the peer leads to.
+ * @inbound: What our inbound memory window for the peer leads to.
+ * @mem_widx: Our inbound window to memory (the receive area among it).
+ * @msi_widx: Our inbound window to the interrupt range; -1 if none.
  * @xlat: What our inbound windows for the peer are translated onto (by
  *	window), to translate them again when the link comes back: some
  *	NTBs (Switchtec) lose them when the peer resets.
  * @own: What our inbound windows for the peer lead to, as we tell it
- *	(SMARTIO_REACH_MEM, SMARTIO_REACH_MSI).
+ *	(by window).
  * @reach: What our outbound windows lead to in the peer's bus address
  *	space, as it told us when it joined; read without the adapter's
  *	lock by mappers that hold the peer joined.
@@ -257,6 +261,8 @@ struct smartio_peer {
 	u32 session;
 	struct smartio_msg_chan chan;
 	enum smartio_inbound_kind inbound;
+	int mem_widx;
+	int msi_widx;
 	struct smartio_reach xlat[SMARTIO_REACH_WINDOWS];
 	struct smartio_reach own[SMARTIO_REACH_WINDOWS];
 	struct smartio_reach reach[SMARTIO_REACH_WINDOWS];
@@ -340,6 +346,7 @@ int smartio_window_grant(struct smartio_grant *g, struct smartio_adapter *ad,
 void smartio_window_revoke(struct smartio_grant *g);
 void smartio_reach_show(struct seq_file *s, struct smartio_peer *peer);
 u64 smartio_inbound_area_offset(struct smartio_peer *peer);
+bool smartio_inbound_direct(struct smartio_adapter *ad);
 
 /* iova.c */
 int smartio_iova_window_create(struct smartio_adapter *ad);
@@ -375,7 +382,7 @@ void smartio_msg_init(void);
 void smartio_msg_chan_init(struct smartio_peer *peer);
 int smartio_msg_chan_open(struct smartio_adapter *ad, struct smartio_peer *peer);
 int smartio_msg_chan_locate(struct smartio_adapter *ad,
-			    struct smartio_peer *peer, u64 offset);
+			    struct smartio_peer *peer, int widx, u64 offset);
 void smartio_msg_chan_exit(struct smartio_adapter *ad, struct smartio_peer *peer);
 void smartio_msg_chan_reset_rx(struct smartio_peer *peer);
 void smartio_msg_chan_up(struct smartio_peer *peer);

@@ -30,9 +30,10 @@ lut | direct)
 	NTB_WINDOWS=$NTB_MODEL
 	NTB_LINK_DOWN='ntb_hw_smartio.*: link down$'
 	;;
-switchtec)
-	# The emulated Switchtec, upstream drivers: switchtec.ko binds the PCI
-	# function, ntb_hw_switchtec.ko makes it an NTB device.
+switchtec | switchtec-patched)
+	# The emulated Switchtec: switchtec.ko binds the PCI function,
+	# ntb_hw_switchtec.ko (upstream's, or with ntb/patches/) makes it an
+	# NTB device.
 	NTB_DRIVER=switchtec
 	NTB_VENDOR=0x11f8
 	NTB_DEVICE=0x8532
@@ -43,6 +44,19 @@ switchtec)
 esac
 export NTB_MODEL NTB_DRIVER NTB_VENDOR NTB_DEVICE NTB_WINDOWS NTB_LINK_DOWN
 
+# ntb_patched MODULE: MODULE is to load with ntb/patches/ applied: the
+# image has it unmodified in the module tree and patched aside
+# (tests/vm/mkinitramfs); the patched one takes its place.
+ntb_patched() {
+	cp "/usr/local/lib/vmtest/ntb-patched/$1.ko" \
+		"/lib/modules/$(uname -r)/extra/ntb-core/$1.ko"
+}
+
+# module_live MODULE: MODULE is loaded and its init has returned.
+module_live() {
+	[ "$(cat "/sys/module/$1/initstate" 2>/dev/null)" = live ]
+}
+
 # ntb_load [PARAM=VALUE...]: loads the NTB model's hardware driver, with
 # these module parameters besides the model's own.
 # shellcheck disable=SC2120 # the parameters are optional
@@ -50,7 +64,28 @@ ntb_load() {
 	case $NTB_MODEL in
 	lut) modprobe ntb_hw_smartio use_lut_mws=1 "$@" ;;
 	direct) modprobe ntb_hw_smartio use_lut_mws=0 "$@" ;;
-	switchtec) modprobe switchtec && modprobe ntb_hw_switchtec "$@" ;;
+	switchtec | switchtec-patched)
+		# switchtec.ko's probe loads ntb_hw_switchtec itself, by name,
+		# without parameters and without waiting: the parameters go in
+		# modprobe's configuration, and a modprobe that finds the module
+		# loading returns before its init (which adds the NTB devices)
+		# has run, so wait for that.
+		opts=$*
+		if [ "$NTB_MODEL" = switchtec-patched ]; then
+			# Outbound windows as large as the BARs (the emulated
+			# Switchtec's BAR 4 is 1 GiB), not max_mw_size's 2 MiB:
+			# the peer opens its 256 MiB IOVA window (or all of its
+			# RAM) to us through window 1. Window 0 shares BAR 2 with
+			# the LUT windows, and the driver keeps it as small as
+			# they are (2 MiB with 32): interrupts.
+			ntb_patched ntb_hw_switchtec || return 1
+			opts="max_mw_size=0x40000000 $opts"
+		fi
+		mkdir -p /etc/modprobe.d &&
+			echo "options ntb_hw_switchtec $opts" >/etc/modprobe.d/ntb-model.conf &&
+			modprobe switchtec && modprobe ntb_hw_switchtec &&
+			wait_until 60 module_live ntb_hw_switchtec
+		;;
 	esac
 }
 
@@ -58,7 +93,7 @@ ntb_load() {
 # smartio_ntb, ntb_transport...).
 ntb_unload() {
 	case $NTB_MODEL in
-	switchtec) rmmod ntb_hw_switchtec switchtec ;;
+	switchtec | switchtec-patched) rmmod ntb_hw_switchtec switchtec ;;
 	*) rmmod "$NTB_DRIVER" ;;
 	esac
 }
