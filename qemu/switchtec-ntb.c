@@ -120,6 +120,9 @@ OBJECT_DECLARE_SIMPLE_TYPE(SwitchtecNTBState, SWITCHTEC_NTB)
 #define PART_OP_RESET           3
 #define PART_STATUS_NORMAL      1
 #define PART_STATUS_LOCKED      2
+#define PART_STATUS_LOCKING     3
+/* Hosts are named by the partition they are in; this one is none. */
+#define STX_NO_HOST             STX_PARTITIONS
 
 #define BAR_VALID               (1u << 0)
 #define BAR_DIR_WIN_EN          (1u << 4)
@@ -215,6 +218,16 @@ struct SwitchtecNTBState {
     uint64_t act_xlate[6];
     uint64_t act_lut[STX_LUT_MAX];
     uint32_t act_req_id[STX_REQ_ID_MAX];
+    /*
+     * Partition operations on our control, under the BQL. Both hosts run
+     * them (ours on its own partition, the peer's across the cable), so
+     * each host reads the partition_status of its own operation, and one
+     * host at a time holds the lock (STX_NO_HOST: none); the other's LOCK
+     * waits (LOCKING) until the holder's CFG or RESET.
+     */
+    uint32_t op_status[STX_PARTITIONS];
+    unsigned lock_holder;
+    bool lock_wait[STX_PARTITIONS];
 
     /* Doorbells and messages of our partition, under the BQL */
     uint64_t odb_mask, idb, idb_mask;
@@ -316,10 +329,16 @@ static uint32_t stx_ctrl_reset32(SwitchtecNTBState *s, hwaddr off)
 static void stx_ctrl_reset(SwitchtecNTBState *s)
 {
     hwaddr off;
+    unsigned h;
 
     for (off = 0; off < CTRL_SIZE; off += 4) {
         stl_le_p(s->ctrl + off, stx_ctrl_reset32(s, off));
     }
+    for (h = 0; h < STX_PARTITIONS; h++) {
+        s->op_status[h] = PART_STATUS_NORMAL;
+        s->lock_wait[h] = false;
+    }
+    s->lock_holder = STX_NO_HOST;
     qemu_mutex_lock(&s->cable.lock);
     memset(s->act_bar_ctl, 0, sizeof(s->act_bar_ctl));
     memset(s->act_win_size, 0, sizeof(s->act_win_size));
@@ -344,11 +363,13 @@ static uint64_t stx_lut_span(uint32_t ctl)
 }
 
 /*
- * CFG: check what was written while LOCKED and make it active. A bad BAR
- * entry sets its bit in bar_error, and the partition stays LOCKED, which
- * the driver reads as a configuration error.
+ * CFG: check what was written while locked and make it active. A bad BAR
+ * or LUT entry sets its bit in bar_error or lut_error, activates nothing
+ * and returns false: the holder keeps the lock and reads LOCKED, which the
+ * driver takes for a configuration error (and may clear the entry and CFG
+ * again).
  */
-static void stx_ctrl_configure(SwitchtecNTBState *s)
+static bool stx_ctrl_configure(SwitchtecNTBState *s)
 {
     uint32_t bar_error = 0, lut_error = 0;
     int b;
@@ -391,7 +412,7 @@ static void stx_ctrl_configure(SwitchtecNTBState *s)
         qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: configuration "
                       "refused (bar_error 0x%x, lut_error 0x%x)\n",
                       TYPE_SWITCHTEC_NTB, s->port, bar_error, lut_error);
-        return;
+        return false;
     }
 
     qemu_mutex_lock(&s->cable.lock);
@@ -411,46 +432,99 @@ static void stx_ctrl_configure(SwitchtecNTBState *s)
         s->act_req_id[i] = stx_get32(s->ctrl + CTRL_REQ_ID + 4 * i);
     }
     qemu_mutex_unlock(&s->cable.lock);
-    stl_le_p(s->ctrl + CTRL_STATUS, PART_STATUS_NORMAL);
+    return true;
 }
 
-static void stx_ctrl_op(SwitchtecNTBState *s, uint32_t op)
+/* Drop what was written since the last CFG: the entries read as active. */
+static void stx_ctrl_drop_staged(SwitchtecNTBState *s)
 {
-    uint32_t status = stx_get32(s->ctrl + CTRL_STATUS);
     hwaddr off;
 
+    for (off = CTRL_BAR_ENTRY; off < CTRL_SIZE; off += 4) {
+        stl_le_p(s->ctrl + off, stx_ctrl_reset32(s, off));
+    }
+    qemu_mutex_lock(&s->cable.lock);
+    for (off = 0; off < 6; off++) {
+        stl_le_p(s->ctrl + CTRL_BAR_ENTRY + 16 * off, s->act_bar_ctl[off]);
+        stl_le_p(s->ctrl + CTRL_BAR_ENTRY + 16 * off + 4,
+                 s->act_win_size[off]);
+        stq_le_p(s->ctrl + CTRL_BAR_ENTRY + 16 * off + 8, s->act_xlate[off]);
+        stl_le_p(s->ctrl + CTRL_BAR_EXT + 16 * off,
+                 s->act_win_size[off] >> 32);
+    }
+    for (off = 0; off < s->lut_entries; off++) {
+        stq_le_p(s->ctrl + CTRL_LUT + 8 * off, s->act_lut[off]);
+    }
+    for (off = 0; off < s->req_id_entries; off++) {
+        stl_le_p(s->ctrl + CTRL_REQ_ID + 4 * off, s->act_req_id[off]);
+    }
+    qemu_mutex_unlock(&s->cable.lock);
+}
+
+/* The lock is free: the host waiting for it, if any, now holds it. */
+static void stx_ctrl_unlock(SwitchtecNTBState *s)
+{
+    unsigned h;
+
+    s->lock_holder = STX_NO_HOST;
+    for (h = 0; h < STX_PARTITIONS; h++) {
+        if (s->lock_wait[h]) {
+            s->lock_wait[h] = false;
+            s->lock_holder = h;
+            s->op_status[h] = PART_STATUS_LOCKED;
+            return;
+        }
+    }
+}
+
+/*
+ * The operation of the host in partition @host ends unfinished: a RESET,
+ * or the host is gone (its partition was reset, or its QEMU is). What it
+ * wrote since the last CFG is dropped, and the lock passes on.
+ */
+static void stx_ctrl_abandon(SwitchtecNTBState *s, unsigned host)
+{
+    s->lock_wait[host] = false;
+    s->op_status[host] = PART_STATUS_NORMAL;
+    if (s->lock_holder == host) {
+        stx_ctrl_drop_staged(s);
+        stx_ctrl_unlock(s);
+    }
+}
+
+/*
+ * A partition_op write by the host in partition @host. Each operation
+ * completes at once (the driver polls every 50 ms), but a LOCK while the
+ * other host holds the lock waits for it: the driver has no serialisation
+ * across hosts, and both load it at boot.
+ */
+static void stx_ctrl_op(SwitchtecNTBState *s, unsigned host, uint32_t op)
+{
     switch (op) {
     case PART_OP_LOCK:
-        stl_le_p(s->ctrl + CTRL_STATUS, PART_STATUS_LOCKED);
+        if (s->lock_holder == STX_NO_HOST) {
+            s->lock_holder = host;
+        }
+        if (s->lock_holder == host) {
+            s->op_status[host] = PART_STATUS_LOCKED;
+        } else {
+            s->lock_wait[host] = true;
+            s->op_status[host] = PART_STATUS_LOCKING;
+        }
         break;
     case PART_OP_CFG:
-        if (status == PART_STATUS_LOCKED) {
-            stx_ctrl_configure(s);
+        if (s->lock_holder != host) {
+            qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: configure by "
+                          "the host of partition %u, which does not hold the "
+                          "lock, ignored\n", TYPE_SWITCHTEC_NTB, s->port,
+                          host);
+        } else if (stx_ctrl_configure(s)) {
+            s->op_status[host] = PART_STATUS_NORMAL;
+            stx_ctrl_unlock(s);
         }
         break;
     case PART_OP_RESET:
-        /* Drop what was written since the last CFG. */
-        for (off = CTRL_BAR_ENTRY; off < CTRL_SIZE; off += 4) {
-            stl_le_p(s->ctrl + off, stx_ctrl_reset32(s, off));
-        }
-        qemu_mutex_lock(&s->cable.lock);
-        for (off = 0; off < 6; off++) {
-            stl_le_p(s->ctrl + CTRL_BAR_ENTRY + 16 * off, s->act_bar_ctl[off]);
-            stl_le_p(s->ctrl + CTRL_BAR_ENTRY + 16 * off + 4,
-                     s->act_win_size[off]);
-            stq_le_p(s->ctrl + CTRL_BAR_ENTRY + 16 * off + 8,
-                     s->act_xlate[off]);
-            stl_le_p(s->ctrl + CTRL_BAR_EXT + 16 * off,
-                     s->act_win_size[off] >> 32);
-        }
-        for (off = 0; off < s->lut_entries; off++) {
-            stq_le_p(s->ctrl + CTRL_LUT + 8 * off, s->act_lut[off]);
-        }
-        for (off = 0; off < s->req_id_entries; off++) {
-            stl_le_p(s->ctrl + CTRL_REQ_ID + 4 * off, s->act_req_id[off]);
-        }
-        qemu_mutex_unlock(&s->cable.lock);
-        stl_le_p(s->ctrl + CTRL_STATUS, PART_STATUS_NORMAL);
+        stx_ctrl_abandon(s, host);
         break;
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: unknown "
@@ -458,15 +532,18 @@ static void stx_ctrl_op(SwitchtecNTBState *s, uint32_t op)
     }
 }
 
-/* A dword write to our control (@be: the bytes written). With the BQL. */
-static void stx_ctrl_write32(SwitchtecNTBState *s, hwaddr off, uint32_t val,
-                             uint32_t be)
+/*
+ * A dword write to our control by the host in partition @host (@be: the
+ * bytes written). With the BQL.
+ */
+static void stx_ctrl_write32(SwitchtecNTBState *s, unsigned host, hwaddr off,
+                             uint32_t val, uint32_t be)
 {
     uint32_t old = stx_get32(s->ctrl + off);
     uint32_t ro = 0;
 
     if (off == CTRL_OP) {
-        stx_ctrl_op(s, val & be);
+        stx_ctrl_op(s, host, val & be);
         return;
     }
     if (off < CTRL_BAR_ENTRY || (off >= CTRL_BAR_EXT + 6 * 16 &&
@@ -484,10 +561,11 @@ static void stx_ctrl_write32(SwitchtecNTBState *s, hwaddr off, uint32_t val,
                (off - CTRL_BAR_ENTRY) % 16 == 0) {
         ro = BAR_VALID;
     }
-    if (stx_get32(s->ctrl + CTRL_STATUS) != PART_STATUS_LOCKED) {
+    if (s->lock_holder != host) {
         qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: control write at "
-                      "0x%" HWADDR_PRIx " while not locked, ignored\n",
-                      TYPE_SWITCHTEC_NTB, s->port, off);
+                      "0x%" HWADDR_PRIx " by the host of partition %u, which "
+                      "does not hold the lock, ignored\n",
+                      TYPE_SWITCHTEC_NTB, s->port, off, host);
         return;
     }
     be &= ~ro;
@@ -506,8 +584,8 @@ static uint64_t stx_byte_mask(unsigned size)
 }
 
 /* An access of 1 to 8 bytes to our control, split into dwords. */
-static void stx_ctrl_write(SwitchtecNTBState *s, hwaddr off, uint64_t val,
-                           unsigned size)
+static void stx_ctrl_write(SwitchtecNTBState *s, unsigned host, hwaddr off,
+                           uint64_t val, unsigned size)
 {
     uint64_t mask = stx_byte_mask(size) << ((off & 3) * 8);
     hwaddr base = off & ~3ULL;
@@ -515,17 +593,27 @@ static void stx_ctrl_write(SwitchtecNTBState *s, hwaddr off, uint64_t val,
     val <<= (off & 3) * 8;
     for (; mask && base < CTRL_SIZE; base += 4, val >>= 32, mask >>= 32) {
         if ((uint32_t)mask) {
-            stx_ctrl_write32(s, base, val, mask);
+            stx_ctrl_write32(s, host, base, val, mask);
         }
     }
 }
 
-static uint64_t stx_ctrl_read(SwitchtecNTBState *s, hwaddr off, unsigned size)
+/* A read of our control by the host in partition @host. */
+static uint64_t stx_ctrl_read(SwitchtecNTBState *s, unsigned host, hwaddr off,
+                              unsigned size)
 {
-    if (off + size > CTRL_SIZE) {
+    uint8_t tmp[8];
+    unsigned i;
+
+    if (off >= CTRL_SIZE || off + size > CTRL_SIZE) {
         return 0;
     }
-    return stx_get(s->ctrl + off, size);
+    memcpy(tmp, s->ctrl + off, size);
+    /* partition_status: the reader's own operation */
+    for (i = 0; i < size && off + i < CTRL_STATUS + 4; i++) {
+        tmp[i] = s->op_status[host] >> (8 * (off + i - CTRL_STATUS));
+    }
+    return stx_get(tmp, size);
 }
 
 /* The peer partition's control: across the cable. */
@@ -988,7 +1076,7 @@ static MemTxResult stx_gas_read(void *opaque, hwaddr addr, uint64_t *data,
 
     p = stx_region(addr, GAS_NTB_CTRL, CTRL_SIZE, &rel);
     if (p >= 0) {
-        *data = p == s->port ? stx_ctrl_read(s, rel, size)
+        *data = p == s->port ? stx_ctrl_read(s, s->port, rel, size)
                              : stx_peer_ctrl_read(s, rel, size);
         return MEMTX_OK;
     }
@@ -1021,7 +1109,7 @@ static MemTxResult stx_gas_write(void *opaque, hwaddr addr, uint64_t data,
     p = stx_region(addr, GAS_NTB_CTRL, CTRL_SIZE, &rel);
     if (p >= 0) {
         if (p == s->port) {
-            stx_ctrl_write(s, rel, data, size);
+            stx_ctrl_write(s, s->port, rel, data, size);
         } else {
             stx_peer_ctrl_write(s, rel, data, size);
         }
@@ -1248,7 +1336,11 @@ static void stx_handle_hello(SwitchtecNTBState *s, NtbCableHdr *h,
     qemu_mutex_lock(&s->cable.lock);
     s->peer_present = true;
     qemu_mutex_unlock(&s->cable.lock);
-    /* A HELLO while present is the peer's reset: its links went and came. */
+    /*
+     * A HELLO while present is the peer's reset: its links went and came,
+     * and its host's operation on our partition, if any, ended with it.
+     */
+    stx_ctrl_abandon(s, stx_peer_part(s));
     stx_peer_link_event(s);
 }
 
@@ -1270,14 +1362,16 @@ static void stx_handle(void *opaque, NtbCableHdr *h, uint8_t *payload)
             ntb_cable_reply(&s->cable, h, false, &v, 8);
             break;
         }
-        v = cpu_to_le64(stx_ctrl_read(s, h->addr, h->value));
+        v = cpu_to_le64(stx_ctrl_read(s, stx_peer_part(s), h->addr,
+                                      h->value));
         ntb_cable_reply(&s->cable, h, true, &v, h->value);
         break;
     case STX_MSG_CTRL_WRITE:
         if (h->len >= 1 && h->len <= 8 && h->addr < CTRL_SIZE) {
             v = 0;
             memcpy(&v, payload, h->len);
-            stx_ctrl_write(s, h->addr, le64_to_cpu(v), h->len);
+            stx_ctrl_write(s, stx_peer_part(s), h->addr, le64_to_cpu(v),
+                           h->len);
         }
         break;
     case STX_MSG_DB:
@@ -1344,6 +1438,7 @@ static void stx_disconnected(void *opaque)
     qemu_mutex_lock(&s->cable.lock);
     s->peer_present = false;
     qemu_mutex_unlock(&s->cable.lock);
+    stx_ctrl_abandon(s, stx_peer_part(s));
     stx_peer_link_event(s);
 }
 
