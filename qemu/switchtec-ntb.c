@@ -178,6 +178,30 @@ typedef struct QEMU_PACKED StxHello {
     uint32_t req_id_entries;
 } StxHello;
 
+/*
+ * One partition's NTB control: regs[] is what the registers read (the
+ * entries as written while locked), act_* what CFG made active. Under the
+ * BQL, act_* under the cable's lock too (the windows read them without the
+ * BQL held by anyone in particular).
+ *
+ * Both hosts run partition operations on it (each on its own partition and
+ * on the other's), so each host reads the partition_status of its own
+ * operation, and one host at a time holds the lock (STX_NO_HOST: none);
+ * the other's LOCK waits (LOCKING) until the holder's CFG or RESET.
+ */
+typedef struct StxCtrl {
+    unsigned part;              /* whose control */
+    uint8_t regs[CTRL_SIZE];
+    uint32_t act_bar_ctl[6];
+    uint64_t act_win_size[6];
+    uint64_t act_xlate[6];
+    uint64_t act_lut[STX_LUT_MAX];
+    uint32_t act_req_id[STX_REQ_ID_MAX];
+    uint32_t op_status[STX_PARTITIONS];
+    unsigned lock_holder;
+    bool lock_wait[STX_PARTITIONS];
+} StxCtrl;
+
 typedef struct StxWindow {
     SwitchtecNTBState *s;
     int bar;
@@ -207,27 +231,12 @@ struct SwitchtecNTBState {
     uint32_t pff_event[STX_PFF_COUNT][PFF_EVENT_COUNT];
 
     /*
-     * NTB control of our partition: ctrl[] is what the registers read
-     * (written while LOCKED), act_* what CFG made active. Under the BQL,
-     * act_* under the cable's lock too (the windows read them without the
-     * BQL held by anyone in particular).
+     * NTB control of our partition; and of the peer's while its host is
+     * not there, kept as the switch would keep it (its host, once there,
+     * holds it, and what crosses the cable is its).
      */
-    uint8_t ctrl[CTRL_SIZE];
-    uint32_t act_bar_ctl[6];
-    uint64_t act_win_size[6];
-    uint64_t act_xlate[6];
-    uint64_t act_lut[STX_LUT_MAX];
-    uint32_t act_req_id[STX_REQ_ID_MAX];
-    /*
-     * Partition operations on our control, under the BQL. Both hosts run
-     * them (ours on its own partition, the peer's across the cable), so
-     * each host reads the partition_status of its own operation, and one
-     * host at a time holds the lock (STX_NO_HOST: none); the other's LOCK
-     * waits (LOCKING) until the holder's CFG or RESET.
-     */
-    uint32_t op_status[STX_PARTITIONS];
-    unsigned lock_holder;
-    bool lock_wait[STX_PARTITIONS];
+    StxCtrl ctrl;
+    StxCtrl absent_peer_ctrl;
 
     /* Doorbells and messages of our partition, under the BQL */
     uint64_t odb_mask, idb, idb_mask;
@@ -326,25 +335,25 @@ static uint32_t stx_ctrl_reset32(SwitchtecNTBState *s, hwaddr off)
     return 0;
 }
 
-static void stx_ctrl_reset(SwitchtecNTBState *s)
+static void stx_ctrl_reset(SwitchtecNTBState *s, StxCtrl *c)
 {
     hwaddr off;
     unsigned h;
 
     for (off = 0; off < CTRL_SIZE; off += 4) {
-        stl_le_p(s->ctrl + off, stx_ctrl_reset32(s, off));
+        stl_le_p(c->regs + off, stx_ctrl_reset32(s, off));
     }
     for (h = 0; h < STX_PARTITIONS; h++) {
-        s->op_status[h] = PART_STATUS_NORMAL;
-        s->lock_wait[h] = false;
+        c->op_status[h] = PART_STATUS_NORMAL;
+        c->lock_wait[h] = false;
     }
-    s->lock_holder = STX_NO_HOST;
+    c->lock_holder = STX_NO_HOST;
     qemu_mutex_lock(&s->cable.lock);
-    memset(s->act_bar_ctl, 0, sizeof(s->act_bar_ctl));
-    memset(s->act_win_size, 0, sizeof(s->act_win_size));
-    memset(s->act_xlate, 0, sizeof(s->act_xlate));
-    memset(s->act_lut, 0, sizeof(s->act_lut));
-    memset(s->act_req_id, 0, sizeof(s->act_req_id));
+    memset(c->act_bar_ctl, 0, sizeof(c->act_bar_ctl));
+    memset(c->act_win_size, 0, sizeof(c->act_win_size));
+    memset(c->act_xlate, 0, sizeof(c->act_xlate));
+    memset(c->act_lut, 0, sizeof(c->act_lut));
+    memset(c->act_req_id, 0, sizeof(c->act_req_id));
     qemu_mutex_unlock(&s->cable.lock);
 }
 
@@ -369,17 +378,17 @@ static uint64_t stx_lut_span(uint32_t ctl)
  * driver takes for a configuration error (and may clear the entry and CFG
  * again).
  */
-static bool stx_ctrl_configure(SwitchtecNTBState *s)
+static bool stx_ctrl_configure(SwitchtecNTBState *s, StxCtrl *c)
 {
     uint32_t bar_error = 0, lut_error = 0;
     int b;
     unsigned i;
 
     for (b = 0; b < 6; b++) {
-        uint8_t *e = s->ctrl + CTRL_BAR_ENTRY + 16 * b;
+        uint8_t *e = c->regs + CTRL_BAR_ENTRY + 16 * b;
         uint32_t ctl = stx_get32(e);
         uint32_t ws = stx_get32(e + 4);
-        uint64_t size = ((uint64_t)stx_get32(s->ctrl + CTRL_BAR_EXT + 16 * b)
+        uint64_t size = ((uint64_t)stx_get32(c->regs + CTRL_BAR_EXT + 16 * b)
                          << 32) | (ws & 0xfffff000u);
         unsigned pos = ws & 0x3f;
         uint64_t lut = stx_lut_span(ctl);
@@ -400,78 +409,78 @@ static bool stx_ctrl_configure(SwitchtecNTBState *s)
         }
     }
     for (i = 0; i < s->lut_entries; i++) {
-        uint64_t e = ldq_le_p(s->ctrl + CTRL_LUT + 8 * i);
+        uint64_t e = ldq_le_p(c->regs + CTRL_LUT + 8 * i);
 
         if ((e & LUT_EN) && ((e >> 1) & 0x3f) >= STX_PARTITIONS) {
             lut_error |= 1;
         }
     }
-    stl_le_p(s->ctrl + CTRL_BAR_ERROR, bar_error);
-    stl_le_p(s->ctrl + CTRL_LUT_ERROR, lut_error);
+    stl_le_p(c->regs + CTRL_BAR_ERROR, bar_error);
+    stl_le_p(c->regs + CTRL_LUT_ERROR, lut_error);
     if (bar_error || lut_error) {
         qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: configuration "
                       "refused (bar_error 0x%x, lut_error 0x%x)\n",
-                      TYPE_SWITCHTEC_NTB, s->port, bar_error, lut_error);
+                      TYPE_SWITCHTEC_NTB, c->part, bar_error, lut_error);
         return false;
     }
 
     qemu_mutex_lock(&s->cable.lock);
     for (b = 0; b < 6; b++) {
-        uint8_t *e = s->ctrl + CTRL_BAR_ENTRY + 16 * b;
+        uint8_t *e = c->regs + CTRL_BAR_ENTRY + 16 * b;
 
-        s->act_bar_ctl[b] = stx_get32(e);
-        s->act_win_size[b] = ((uint64_t)stx_get32(s->ctrl + CTRL_BAR_EXT +
+        c->act_bar_ctl[b] = stx_get32(e);
+        c->act_win_size[b] = ((uint64_t)stx_get32(c->regs + CTRL_BAR_EXT +
                                                   16 * b) << 32) |
                              stx_get32(e + 4);
-        s->act_xlate[b] = ldq_le_p(e + 8);
+        c->act_xlate[b] = ldq_le_p(e + 8);
     }
     for (i = 0; i < s->lut_entries; i++) {
-        s->act_lut[i] = ldq_le_p(s->ctrl + CTRL_LUT + 8 * i);
+        c->act_lut[i] = ldq_le_p(c->regs + CTRL_LUT + 8 * i);
     }
     for (i = 0; i < s->req_id_entries; i++) {
-        s->act_req_id[i] = stx_get32(s->ctrl + CTRL_REQ_ID + 4 * i);
+        c->act_req_id[i] = stx_get32(c->regs + CTRL_REQ_ID + 4 * i);
     }
     qemu_mutex_unlock(&s->cable.lock);
     return true;
 }
 
 /* Drop what was written since the last CFG: the entries read as active. */
-static void stx_ctrl_drop_staged(SwitchtecNTBState *s)
+static void stx_ctrl_drop_staged(SwitchtecNTBState *s, StxCtrl *c)
 {
     hwaddr off;
 
     for (off = CTRL_BAR_ENTRY; off < CTRL_SIZE; off += 4) {
-        stl_le_p(s->ctrl + off, stx_ctrl_reset32(s, off));
+        stl_le_p(c->regs + off, stx_ctrl_reset32(s, off));
     }
     qemu_mutex_lock(&s->cable.lock);
     for (off = 0; off < 6; off++) {
-        stl_le_p(s->ctrl + CTRL_BAR_ENTRY + 16 * off, s->act_bar_ctl[off]);
-        stl_le_p(s->ctrl + CTRL_BAR_ENTRY + 16 * off + 4,
-                 s->act_win_size[off]);
-        stq_le_p(s->ctrl + CTRL_BAR_ENTRY + 16 * off + 8, s->act_xlate[off]);
-        stl_le_p(s->ctrl + CTRL_BAR_EXT + 16 * off,
-                 s->act_win_size[off] >> 32);
+        stl_le_p(c->regs + CTRL_BAR_ENTRY + 16 * off, c->act_bar_ctl[off]);
+        stl_le_p(c->regs + CTRL_BAR_ENTRY + 16 * off + 4,
+                 c->act_win_size[off]);
+        stq_le_p(c->regs + CTRL_BAR_ENTRY + 16 * off + 8, c->act_xlate[off]);
+        stl_le_p(c->regs + CTRL_BAR_EXT + 16 * off,
+                 c->act_win_size[off] >> 32);
     }
     for (off = 0; off < s->lut_entries; off++) {
-        stq_le_p(s->ctrl + CTRL_LUT + 8 * off, s->act_lut[off]);
+        stq_le_p(c->regs + CTRL_LUT + 8 * off, c->act_lut[off]);
     }
     for (off = 0; off < s->req_id_entries; off++) {
-        stl_le_p(s->ctrl + CTRL_REQ_ID + 4 * off, s->act_req_id[off]);
+        stl_le_p(c->regs + CTRL_REQ_ID + 4 * off, c->act_req_id[off]);
     }
     qemu_mutex_unlock(&s->cable.lock);
 }
 
 /* The lock is free: the host waiting for it, if any, now holds it. */
-static void stx_ctrl_unlock(SwitchtecNTBState *s)
+static void stx_ctrl_unlock(StxCtrl *c)
 {
     unsigned h;
 
-    s->lock_holder = STX_NO_HOST;
+    c->lock_holder = STX_NO_HOST;
     for (h = 0; h < STX_PARTITIONS; h++) {
-        if (s->lock_wait[h]) {
-            s->lock_wait[h] = false;
-            s->lock_holder = h;
-            s->op_status[h] = PART_STATUS_LOCKED;
+        if (c->lock_wait[h]) {
+            c->lock_wait[h] = false;
+            c->lock_holder = h;
+            c->op_status[h] = PART_STATUS_LOCKED;
             return;
         }
     }
@@ -482,13 +491,14 @@ static void stx_ctrl_unlock(SwitchtecNTBState *s)
  * or the host is gone (its partition was reset, or its QEMU is). What it
  * wrote since the last CFG is dropped, and the lock passes on.
  */
-static void stx_ctrl_abandon(SwitchtecNTBState *s, unsigned host)
+static void stx_ctrl_abandon(SwitchtecNTBState *s, StxCtrl *c,
+                             unsigned host)
 {
-    s->lock_wait[host] = false;
-    s->op_status[host] = PART_STATUS_NORMAL;
-    if (s->lock_holder == host) {
-        stx_ctrl_drop_staged(s);
-        stx_ctrl_unlock(s);
+    c->lock_wait[host] = false;
+    c->op_status[host] = PART_STATUS_NORMAL;
+    if (c->lock_holder == host) {
+        stx_ctrl_drop_staged(s, c);
+        stx_ctrl_unlock(c);
     }
 }
 
@@ -498,37 +508,38 @@ static void stx_ctrl_abandon(SwitchtecNTBState *s, unsigned host)
  * other host holds the lock waits for it: the driver has no serialisation
  * across hosts, and both load it at boot.
  */
-static void stx_ctrl_op(SwitchtecNTBState *s, unsigned host, uint32_t op)
+static void stx_ctrl_op(SwitchtecNTBState *s, StxCtrl *c, unsigned host,
+                        uint32_t op)
 {
     switch (op) {
     case PART_OP_LOCK:
-        if (s->lock_holder == STX_NO_HOST) {
-            s->lock_holder = host;
+        if (c->lock_holder == STX_NO_HOST) {
+            c->lock_holder = host;
         }
-        if (s->lock_holder == host) {
-            s->op_status[host] = PART_STATUS_LOCKED;
+        if (c->lock_holder == host) {
+            c->op_status[host] = PART_STATUS_LOCKED;
         } else {
-            s->lock_wait[host] = true;
-            s->op_status[host] = PART_STATUS_LOCKING;
+            c->lock_wait[host] = true;
+            c->op_status[host] = PART_STATUS_LOCKING;
         }
         break;
     case PART_OP_CFG:
-        if (s->lock_holder != host) {
+        if (c->lock_holder != host) {
             qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: configure by "
                           "the host of partition %u, which does not hold the "
-                          "lock, ignored\n", TYPE_SWITCHTEC_NTB, s->port,
+                          "lock, ignored\n", TYPE_SWITCHTEC_NTB, c->part,
                           host);
-        } else if (stx_ctrl_configure(s)) {
-            s->op_status[host] = PART_STATUS_NORMAL;
-            stx_ctrl_unlock(s);
+        } else if (stx_ctrl_configure(s, c)) {
+            c->op_status[host] = PART_STATUS_NORMAL;
+            stx_ctrl_unlock(c);
         }
         break;
     case PART_OP_RESET:
-        stx_ctrl_abandon(s, host);
+        stx_ctrl_abandon(s, c, host);
         break;
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: unknown "
-                      "partition_op %u\n", TYPE_SWITCHTEC_NTB, s->port, op);
+                      "partition_op %u\n", TYPE_SWITCHTEC_NTB, c->part, op);
     }
 }
 
@@ -536,14 +547,14 @@ static void stx_ctrl_op(SwitchtecNTBState *s, unsigned host, uint32_t op)
  * A dword write to our control by the host in partition @host (@be: the
  * bytes written). With the BQL.
  */
-static void stx_ctrl_write32(SwitchtecNTBState *s, unsigned host, hwaddr off,
-                             uint32_t val, uint32_t be)
+static void stx_ctrl_write32(SwitchtecNTBState *s, StxCtrl *c, unsigned host,
+                             hwaddr off, uint32_t val, uint32_t be)
 {
-    uint32_t old = stx_get32(s->ctrl + off);
+    uint32_t old = stx_get32(c->regs + off);
     uint32_t ro = 0;
 
     if (off == CTRL_OP) {
-        stx_ctrl_op(s, host, val & be);
+        stx_ctrl_op(s, c, host, val & be);
         return;
     }
     if (off < CTRL_BAR_ENTRY || (off >= CTRL_BAR_EXT + 6 * 16 &&
@@ -561,21 +572,21 @@ static void stx_ctrl_write32(SwitchtecNTBState *s, unsigned host, hwaddr off,
                (off - CTRL_BAR_ENTRY) % 16 == 0) {
         ro = BAR_VALID;
     }
-    if (s->lock_holder != host) {
+    if (c->lock_holder != host) {
         qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: control write at "
                       "0x%" HWADDR_PRIx " by the host of partition %u, which "
                       "does not hold the lock, ignored\n",
-                      TYPE_SWITCHTEC_NTB, s->port, off, host);
+                      TYPE_SWITCHTEC_NTB, c->part, off, host);
         return;
     }
     be &= ~ro;
-    stl_le_p(s->ctrl + off, (old & ~be) | (val & be));
+    stl_le_p(c->regs + off, (old & ~be) | (val & be));
     return;
 
 refused:
     qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: write to read-only "
                   "control register 0x%" HWADDR_PRIx "\n",
-                  TYPE_SWITCHTEC_NTB, s->port, off);
+                  TYPE_SWITCHTEC_NTB, c->part, off);
 }
 
 static uint64_t stx_byte_mask(unsigned size)
@@ -584,8 +595,8 @@ static uint64_t stx_byte_mask(unsigned size)
 }
 
 /* An access of 1 to 8 bytes to our control, split into dwords. */
-static void stx_ctrl_write(SwitchtecNTBState *s, unsigned host, hwaddr off,
-                           uint64_t val, unsigned size)
+static void stx_ctrl_write(SwitchtecNTBState *s, StxCtrl *c, unsigned host,
+                           hwaddr off, uint64_t val, unsigned size)
 {
     uint64_t mask = stx_byte_mask(size) << ((off & 3) * 8);
     hwaddr base = off & ~3ULL;
@@ -593,13 +604,13 @@ static void stx_ctrl_write(SwitchtecNTBState *s, unsigned host, hwaddr off,
     val <<= (off & 3) * 8;
     for (; mask && base < CTRL_SIZE; base += 4, val >>= 32, mask >>= 32) {
         if ((uint32_t)mask) {
-            stx_ctrl_write32(s, host, base, val, mask);
+            stx_ctrl_write32(s, c, host, base, val, mask);
         }
     }
 }
 
 /* A read of our control by the host in partition @host. */
-static uint64_t stx_ctrl_read(SwitchtecNTBState *s, unsigned host, hwaddr off,
+static uint64_t stx_ctrl_read(StxCtrl *c, unsigned host, hwaddr off,
                               unsigned size)
 {
     uint8_t tmp[8];
@@ -608,10 +619,10 @@ static uint64_t stx_ctrl_read(SwitchtecNTBState *s, unsigned host, hwaddr off,
     if (off >= CTRL_SIZE || off + size > CTRL_SIZE) {
         return 0;
     }
-    memcpy(tmp, s->ctrl + off, size);
+    memcpy(tmp, c->regs + off, size);
     /* partition_status: the reader's own operation */
     for (i = 0; i < size && off + i < CTRL_STATUS + 4; i++) {
-        tmp[i] = s->op_status[host] >> (8 * (off + i - CTRL_STATUS));
+        tmp[i] = c->op_status[host] >> (8 * (off + i - CTRL_STATUS));
     }
     return stx_get(tmp, size);
 }
@@ -632,23 +643,13 @@ static uint64_t stx_peer_ctrl_read(SwitchtecNTBState *s, hwaddr off,
                                    unsigned size)
 {
     uint64_t v = 0;
-    uint8_t tmp[8];
-    unsigned i;
 
     if (stx_peer_present(s) &&
         ntb_cable_read(&s->cable, STX_MSG_CTRL_READ, off, size, &v, size)) {
         return le64_to_cpu(v);
     }
-    /*
-     * No peer: the partition is as reset (its proxy IDs, table sizes and
-     * valid BARs are the switch's, the same on both sides).
-     */
-    for (i = 0; i < 8; i++) {
-        hwaddr o = off + i;
-
-        tmp[i] = stx_ctrl_reset32(s, o & ~3ULL) >> ((o & 3) * 8);
-    }
-    return stx_get(tmp, size);
+    /* No peer (or it went while we asked): what we keep of its partition */
+    return stx_ctrl_read(&s->absent_peer_ctrl, s->port, off, size);
 }
 
 static void stx_peer_ctrl_write(SwitchtecNTBState *s, hwaddr off,
@@ -657,10 +658,7 @@ static void stx_peer_ctrl_write(SwitchtecNTBState *s, hwaddr off,
     uint64_t le = cpu_to_le64(val);
 
     if (!stx_peer_present(s)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: write to the "
-                      "control of partition %u, whose host is not there, "
-                      "dropped\n", TYPE_SWITCHTEC_NTB, s->port,
-                      stx_peer_part(s));
+        stx_ctrl_write(s, &s->absent_peer_ctrl, s->port, off, val, size);
         return;
     }
     ntb_cable_send(&s->cable, STX_MSG_CTRL_WRITE, off, 0, size, &le, size);
@@ -1076,7 +1074,7 @@ static MemTxResult stx_gas_read(void *opaque, hwaddr addr, uint64_t *data,
 
     p = stx_region(addr, GAS_NTB_CTRL, CTRL_SIZE, &rel);
     if (p >= 0) {
-        *data = p == s->port ? stx_ctrl_read(s, s->port, rel, size)
+        *data = p == s->port ? stx_ctrl_read(&s->ctrl, s->port, rel, size)
                              : stx_peer_ctrl_read(s, rel, size);
         return MEMTX_OK;
     }
@@ -1109,7 +1107,7 @@ static MemTxResult stx_gas_write(void *opaque, hwaddr addr, uint64_t data,
     p = stx_region(addr, GAS_NTB_CTRL, CTRL_SIZE, &rel);
     if (p >= 0) {
         if (p == s->port) {
-            stx_ctrl_write(s, s->port, rel, data, size);
+            stx_ctrl_write(s, &s->ctrl, s->port, rel, data, size);
         } else {
             stx_peer_ctrl_write(s, rel, data, size);
         }
@@ -1160,10 +1158,10 @@ static bool stx_translate(SwitchtecNTBState *s, int bar, hwaddr off,
     bool ok = false;
 
     qemu_mutex_lock(&s->cable.lock);
-    ctl = s->act_bar_ctl[bar];
+    ctl = s->ctrl.act_bar_ctl[bar];
     lut = stx_lut_span(ctl);
     if (off < lut) {
-        uint64_t e = s->act_lut[off / STX_LUT_SIZE];
+        uint64_t e = s->ctrl.act_lut[off / STX_LUT_SIZE];
 
         if (e & LUT_EN) {
             part = (e >> 1) & 0x3f;
@@ -1172,9 +1170,9 @@ static bool stx_translate(SwitchtecNTBState *s, int bar, hwaddr off,
             ok = true;
         }
     } else if (ctl & BAR_DIR_WIN_EN) {
-        ws = s->act_win_size[bar];
+        ws = s->ctrl.act_win_size[bar];
         size = ws & ~0xfffULL;
-        x = s->act_xlate[bar];
+        x = s->ctrl.act_xlate[bar];
         if (off - lut < size) {
             part = x & 0x3f;
             bus = (x & ~((1ULL << (ws & 0x3f)) - 1)) + (off - lut);
@@ -1182,8 +1180,8 @@ static bool stx_translate(SwitchtecNTBState *s, int bar, hwaddr off,
         }
     }
     for (i = 0; ok && i < s->req_id_entries; i++) {
-        if ((s->act_req_id[i] & REQ_ID_EN) &&
-            (s->act_req_id[i] >> 16) == requester) {
+        if ((s->ctrl.act_req_id[i] & REQ_ID_EN) &&
+            (s->ctrl.act_req_id[i] >> 16) == requester) {
             entry = i;
             break;
         }
@@ -1339,8 +1337,11 @@ static void stx_handle_hello(SwitchtecNTBState *s, NtbCableHdr *h,
     /*
      * A HELLO while present is the peer's reset: its links went and came,
      * and its host's operation on our partition, if any, ended with it.
+     * Else the peer's host is back: its partition, reset as it came, is
+     * its device's from now on, and what we kept of it is gone.
      */
-    stx_ctrl_abandon(s, stx_peer_part(s));
+    stx_ctrl_abandon(s, &s->ctrl, stx_peer_part(s));
+    stx_ctrl_reset(s, &s->absent_peer_ctrl);
     stx_peer_link_event(s);
 }
 
@@ -1362,7 +1363,7 @@ static void stx_handle(void *opaque, NtbCableHdr *h, uint8_t *payload)
             ntb_cable_reply(&s->cable, h, false, &v, 8);
             break;
         }
-        v = cpu_to_le64(stx_ctrl_read(s, stx_peer_part(s), h->addr,
+        v = cpu_to_le64(stx_ctrl_read(&s->ctrl, stx_peer_part(s), h->addr,
                                       h->value));
         ntb_cable_reply(&s->cable, h, true, &v, h->value);
         break;
@@ -1370,8 +1371,8 @@ static void stx_handle(void *opaque, NtbCableHdr *h, uint8_t *payload)
         if (h->len >= 1 && h->len <= 8 && h->addr < CTRL_SIZE) {
             v = 0;
             memcpy(&v, payload, h->len);
-            stx_ctrl_write(s, stx_peer_part(s), h->addr, le64_to_cpu(v),
-                           h->len);
+            stx_ctrl_write(s, &s->ctrl, stx_peer_part(s), h->addr,
+                           le64_to_cpu(v), h->len);
         }
         break;
     case STX_MSG_DB:
@@ -1438,7 +1439,9 @@ static void stx_disconnected(void *opaque)
     qemu_mutex_lock(&s->cable.lock);
     s->peer_present = false;
     qemu_mutex_unlock(&s->cable.lock);
-    stx_ctrl_abandon(s, stx_peer_part(s));
+    /* Its partition went with its host: from now on we keep it, as reset. */
+    stx_ctrl_abandon(s, &s->ctrl, stx_peer_part(s));
+    stx_ctrl_reset(s, &s->absent_peer_ctrl);
     stx_peer_link_event(s);
 }
 
@@ -1527,6 +1530,10 @@ static void stx_realize(PCIDevice *pdev, Error **errp)
     }
     s->gas.disable_reentrancy_guard = true;
 
+    s->ctrl.part = s->port;
+    s->absent_peer_ctrl.part = stx_peer_part(s);
+    stx_ctrl_reset(s, &s->ctrl);
+    stx_ctrl_reset(s, &s->absent_peer_ctrl);
     if (s->peer) {
         if (!ntb_cable_pair(&s->peer->cable, &s->cable, errp)) {
             goto fail_msix;
@@ -1556,7 +1563,9 @@ static void stx_reset(DeviceState *dev)
     StxHello hello;
     unsigned i;
 
-    stx_ctrl_reset(s);
+    stx_ctrl_reset(s, &s->ctrl);
+    /* Our host's operation on the peer's partition ended with the reset. */
+    stx_ctrl_abandon(s, &s->absent_peer_ctrl, s->port);
     memset(s->mrpc_in, 0, sizeof(s->mrpc_in));
     memset(s->mrpc_out, 0, sizeof(s->mrpc_out));
     s->mrpc_cmd = s->mrpc_status = s->mrpc_ret = 0;
