@@ -120,6 +120,9 @@ OBJECT_DECLARE_SIMPLE_TYPE(SwitchtecNTBState, SWITCHTEC_NTB)
 #define PART_OP_RESET           3
 #define PART_STATUS_NORMAL      1
 #define PART_STATUS_LOCKED      2
+#define PART_STATUS_LOCKING     3
+/* Hosts are named by the partition they are in; this one is none. */
+#define STX_NO_HOST             STX_PARTITIONS
 
 #define BAR_VALID               (1u << 0)
 #define BAR_DIR_WIN_EN          (1u << 4)
@@ -175,6 +178,30 @@ typedef struct QEMU_PACKED StxHello {
     uint32_t req_id_entries;
 } StxHello;
 
+/*
+ * One partition's NTB control: regs[] is what the registers read (the
+ * entries as written while locked), act_* what CFG made active. Under the
+ * BQL, act_* under the cable's lock too (the windows read them without the
+ * BQL held by anyone in particular).
+ *
+ * Both hosts run partition operations on it (each on its own partition and
+ * on the other's), so each host reads the partition_status of its own
+ * operation, and one host at a time holds the lock (STX_NO_HOST: none);
+ * the other's LOCK waits (LOCKING) until the holder's CFG or RESET.
+ */
+typedef struct StxCtrl {
+    unsigned part;              /* whose control */
+    uint8_t regs[CTRL_SIZE];
+    uint32_t act_bar_ctl[6];
+    uint64_t act_win_size[6];
+    uint64_t act_xlate[6];
+    uint64_t act_lut[STX_LUT_MAX];
+    uint32_t act_req_id[STX_REQ_ID_MAX];
+    uint32_t op_status[STX_PARTITIONS];
+    unsigned lock_holder;
+    bool lock_wait[STX_PARTITIONS];
+} StxCtrl;
+
 typedef struct StxWindow {
     SwitchtecNTBState *s;
     int bar;
@@ -204,17 +231,12 @@ struct SwitchtecNTBState {
     uint32_t pff_event[STX_PFF_COUNT][PFF_EVENT_COUNT];
 
     /*
-     * NTB control of our partition: ctrl[] is what the registers read
-     * (written while LOCKED), act_* what CFG made active. Under the BQL,
-     * act_* under the cable's lock too (the windows read them without the
-     * BQL held by anyone in particular).
+     * NTB control of our partition; and of the peer's while its host is
+     * not there, kept as the switch would keep it (its host, once there,
+     * holds it, and what crosses the cable is its).
      */
-    uint8_t ctrl[CTRL_SIZE];
-    uint32_t act_bar_ctl[6];
-    uint64_t act_win_size[6];
-    uint64_t act_xlate[6];
-    uint64_t act_lut[STX_LUT_MAX];
-    uint32_t act_req_id[STX_REQ_ID_MAX];
+    StxCtrl ctrl;
+    StxCtrl absent_peer_ctrl;
 
     /* Doorbells and messages of our partition, under the BQL */
     uint64_t odb_mask, idb, idb_mask;
@@ -313,19 +335,25 @@ static uint32_t stx_ctrl_reset32(SwitchtecNTBState *s, hwaddr off)
     return 0;
 }
 
-static void stx_ctrl_reset(SwitchtecNTBState *s)
+static void stx_ctrl_reset(SwitchtecNTBState *s, StxCtrl *c)
 {
     hwaddr off;
+    unsigned h;
 
     for (off = 0; off < CTRL_SIZE; off += 4) {
-        stl_le_p(s->ctrl + off, stx_ctrl_reset32(s, off));
+        stl_le_p(c->regs + off, stx_ctrl_reset32(s, off));
     }
+    for (h = 0; h < STX_PARTITIONS; h++) {
+        c->op_status[h] = PART_STATUS_NORMAL;
+        c->lock_wait[h] = false;
+    }
+    c->lock_holder = STX_NO_HOST;
     qemu_mutex_lock(&s->cable.lock);
-    memset(s->act_bar_ctl, 0, sizeof(s->act_bar_ctl));
-    memset(s->act_win_size, 0, sizeof(s->act_win_size));
-    memset(s->act_xlate, 0, sizeof(s->act_xlate));
-    memset(s->act_lut, 0, sizeof(s->act_lut));
-    memset(s->act_req_id, 0, sizeof(s->act_req_id));
+    memset(c->act_bar_ctl, 0, sizeof(c->act_bar_ctl));
+    memset(c->act_win_size, 0, sizeof(c->act_win_size));
+    memset(c->act_xlate, 0, sizeof(c->act_xlate));
+    memset(c->act_lut, 0, sizeof(c->act_lut));
+    memset(c->act_req_id, 0, sizeof(c->act_req_id));
     qemu_mutex_unlock(&s->cable.lock);
 }
 
@@ -344,21 +372,23 @@ static uint64_t stx_lut_span(uint32_t ctl)
 }
 
 /*
- * CFG: check what was written while LOCKED and make it active. A bad BAR
- * entry sets its bit in bar_error, and the partition stays LOCKED, which
- * the driver reads as a configuration error.
+ * CFG: check what was written while locked and make it active. A bad BAR
+ * or LUT entry sets its bit in bar_error or lut_error, activates nothing
+ * and returns false: the holder keeps the lock and reads LOCKED, which the
+ * driver takes for a configuration error (and may clear the entry and CFG
+ * again).
  */
-static void stx_ctrl_configure(SwitchtecNTBState *s)
+static bool stx_ctrl_configure(SwitchtecNTBState *s, StxCtrl *c)
 {
     uint32_t bar_error = 0, lut_error = 0;
     int b;
     unsigned i;
 
     for (b = 0; b < 6; b++) {
-        uint8_t *e = s->ctrl + CTRL_BAR_ENTRY + 16 * b;
+        uint8_t *e = c->regs + CTRL_BAR_ENTRY + 16 * b;
         uint32_t ctl = stx_get32(e);
         uint32_t ws = stx_get32(e + 4);
-        uint64_t size = ((uint64_t)stx_get32(s->ctrl + CTRL_BAR_EXT + 16 * b)
+        uint64_t size = ((uint64_t)stx_get32(c->regs + CTRL_BAR_EXT + 16 * b)
                          << 32) | (ws & 0xfffff000u);
         unsigned pos = ws & 0x3f;
         uint64_t lut = stx_lut_span(ctl);
@@ -379,94 +409,152 @@ static void stx_ctrl_configure(SwitchtecNTBState *s)
         }
     }
     for (i = 0; i < s->lut_entries; i++) {
-        uint64_t e = ldq_le_p(s->ctrl + CTRL_LUT + 8 * i);
+        uint64_t e = ldq_le_p(c->regs + CTRL_LUT + 8 * i);
 
         if ((e & LUT_EN) && ((e >> 1) & 0x3f) >= STX_PARTITIONS) {
             lut_error |= 1;
         }
     }
-    stl_le_p(s->ctrl + CTRL_BAR_ERROR, bar_error);
-    stl_le_p(s->ctrl + CTRL_LUT_ERROR, lut_error);
+    stl_le_p(c->regs + CTRL_BAR_ERROR, bar_error);
+    stl_le_p(c->regs + CTRL_LUT_ERROR, lut_error);
     if (bar_error || lut_error) {
         qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: configuration "
                       "refused (bar_error 0x%x, lut_error 0x%x)\n",
-                      TYPE_SWITCHTEC_NTB, s->port, bar_error, lut_error);
-        return;
+                      TYPE_SWITCHTEC_NTB, c->part, bar_error, lut_error);
+        return false;
     }
 
     qemu_mutex_lock(&s->cable.lock);
     for (b = 0; b < 6; b++) {
-        uint8_t *e = s->ctrl + CTRL_BAR_ENTRY + 16 * b;
+        uint8_t *e = c->regs + CTRL_BAR_ENTRY + 16 * b;
 
-        s->act_bar_ctl[b] = stx_get32(e);
-        s->act_win_size[b] = ((uint64_t)stx_get32(s->ctrl + CTRL_BAR_EXT +
+        c->act_bar_ctl[b] = stx_get32(e);
+        c->act_win_size[b] = ((uint64_t)stx_get32(c->regs + CTRL_BAR_EXT +
                                                   16 * b) << 32) |
                              stx_get32(e + 4);
-        s->act_xlate[b] = ldq_le_p(e + 8);
+        c->act_xlate[b] = ldq_le_p(e + 8);
     }
     for (i = 0; i < s->lut_entries; i++) {
-        s->act_lut[i] = ldq_le_p(s->ctrl + CTRL_LUT + 8 * i);
+        c->act_lut[i] = ldq_le_p(c->regs + CTRL_LUT + 8 * i);
     }
     for (i = 0; i < s->req_id_entries; i++) {
-        s->act_req_id[i] = stx_get32(s->ctrl + CTRL_REQ_ID + 4 * i);
+        c->act_req_id[i] = stx_get32(c->regs + CTRL_REQ_ID + 4 * i);
     }
     qemu_mutex_unlock(&s->cable.lock);
-    stl_le_p(s->ctrl + CTRL_STATUS, PART_STATUS_NORMAL);
+    return true;
 }
 
-static void stx_ctrl_op(SwitchtecNTBState *s, uint32_t op)
+/* Drop what was written since the last CFG: the entries read as active. */
+static void stx_ctrl_drop_staged(SwitchtecNTBState *s, StxCtrl *c)
 {
-    uint32_t status = stx_get32(s->ctrl + CTRL_STATUS);
     hwaddr off;
 
+    for (off = CTRL_BAR_ENTRY; off < CTRL_SIZE; off += 4) {
+        stl_le_p(c->regs + off, stx_ctrl_reset32(s, off));
+    }
+    qemu_mutex_lock(&s->cable.lock);
+    for (off = 0; off < 6; off++) {
+        stl_le_p(c->regs + CTRL_BAR_ENTRY + 16 * off, c->act_bar_ctl[off]);
+        stl_le_p(c->regs + CTRL_BAR_ENTRY + 16 * off + 4,
+                 c->act_win_size[off]);
+        stq_le_p(c->regs + CTRL_BAR_ENTRY + 16 * off + 8, c->act_xlate[off]);
+        stl_le_p(c->regs + CTRL_BAR_EXT + 16 * off,
+                 c->act_win_size[off] >> 32);
+    }
+    for (off = 0; off < s->lut_entries; off++) {
+        stq_le_p(c->regs + CTRL_LUT + 8 * off, c->act_lut[off]);
+    }
+    for (off = 0; off < s->req_id_entries; off++) {
+        stl_le_p(c->regs + CTRL_REQ_ID + 4 * off, c->act_req_id[off]);
+    }
+    qemu_mutex_unlock(&s->cable.lock);
+}
+
+/* The lock is free: the host waiting for it, if any, now holds it. */
+static void stx_ctrl_unlock(StxCtrl *c)
+{
+    unsigned h;
+
+    c->lock_holder = STX_NO_HOST;
+    for (h = 0; h < STX_PARTITIONS; h++) {
+        if (c->lock_wait[h]) {
+            c->lock_wait[h] = false;
+            c->lock_holder = h;
+            c->op_status[h] = PART_STATUS_LOCKED;
+            return;
+        }
+    }
+}
+
+/*
+ * The operation of the host in partition @host ends unfinished: a RESET,
+ * or the host is gone (its partition was reset, or its QEMU is). What it
+ * wrote since the last CFG is dropped, and the lock passes on.
+ */
+static void stx_ctrl_abandon(SwitchtecNTBState *s, StxCtrl *c,
+                             unsigned host)
+{
+    c->lock_wait[host] = false;
+    c->op_status[host] = PART_STATUS_NORMAL;
+    if (c->lock_holder == host) {
+        stx_ctrl_drop_staged(s, c);
+        stx_ctrl_unlock(c);
+    }
+}
+
+/*
+ * A partition_op write by the host in partition @host. Each operation
+ * completes at once (the driver polls every 50 ms), but a LOCK while the
+ * other host holds the lock waits for it: the driver has no serialisation
+ * across hosts, and both load it at boot.
+ */
+static void stx_ctrl_op(SwitchtecNTBState *s, StxCtrl *c, unsigned host,
+                        uint32_t op)
+{
     switch (op) {
     case PART_OP_LOCK:
-        stl_le_p(s->ctrl + CTRL_STATUS, PART_STATUS_LOCKED);
+        if (c->lock_holder == STX_NO_HOST) {
+            c->lock_holder = host;
+        }
+        if (c->lock_holder == host) {
+            c->op_status[host] = PART_STATUS_LOCKED;
+        } else {
+            c->lock_wait[host] = true;
+            c->op_status[host] = PART_STATUS_LOCKING;
+        }
         break;
     case PART_OP_CFG:
-        if (status == PART_STATUS_LOCKED) {
-            stx_ctrl_configure(s);
+        if (c->lock_holder != host) {
+            qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: configure by "
+                          "the host of partition %u, which does not hold the "
+                          "lock, ignored\n", TYPE_SWITCHTEC_NTB, c->part,
+                          host);
+        } else if (stx_ctrl_configure(s, c)) {
+            c->op_status[host] = PART_STATUS_NORMAL;
+            stx_ctrl_unlock(c);
         }
         break;
     case PART_OP_RESET:
-        /* Drop what was written since the last CFG. */
-        for (off = CTRL_BAR_ENTRY; off < CTRL_SIZE; off += 4) {
-            stl_le_p(s->ctrl + off, stx_ctrl_reset32(s, off));
-        }
-        qemu_mutex_lock(&s->cable.lock);
-        for (off = 0; off < 6; off++) {
-            stl_le_p(s->ctrl + CTRL_BAR_ENTRY + 16 * off, s->act_bar_ctl[off]);
-            stl_le_p(s->ctrl + CTRL_BAR_ENTRY + 16 * off + 4,
-                     s->act_win_size[off]);
-            stq_le_p(s->ctrl + CTRL_BAR_ENTRY + 16 * off + 8,
-                     s->act_xlate[off]);
-            stl_le_p(s->ctrl + CTRL_BAR_EXT + 16 * off,
-                     s->act_win_size[off] >> 32);
-        }
-        for (off = 0; off < s->lut_entries; off++) {
-            stq_le_p(s->ctrl + CTRL_LUT + 8 * off, s->act_lut[off]);
-        }
-        for (off = 0; off < s->req_id_entries; off++) {
-            stl_le_p(s->ctrl + CTRL_REQ_ID + 4 * off, s->act_req_id[off]);
-        }
-        qemu_mutex_unlock(&s->cable.lock);
-        stl_le_p(s->ctrl + CTRL_STATUS, PART_STATUS_NORMAL);
+        stx_ctrl_abandon(s, c, host);
         break;
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: unknown "
-                      "partition_op %u\n", TYPE_SWITCHTEC_NTB, s->port, op);
+                      "partition_op %u\n", TYPE_SWITCHTEC_NTB, c->part, op);
     }
 }
 
-/* A dword write to our control (@be: the bytes written). With the BQL. */
-static void stx_ctrl_write32(SwitchtecNTBState *s, hwaddr off, uint32_t val,
-                             uint32_t be)
+/*
+ * A dword write to our control by the host in partition @host (@be: the
+ * bytes written). With the BQL.
+ */
+static void stx_ctrl_write32(SwitchtecNTBState *s, StxCtrl *c, unsigned host,
+                             hwaddr off, uint32_t val, uint32_t be)
 {
-    uint32_t old = stx_get32(s->ctrl + off);
+    uint32_t old = stx_get32(c->regs + off);
     uint32_t ro = 0;
 
     if (off == CTRL_OP) {
-        stx_ctrl_op(s, val & be);
+        stx_ctrl_op(s, c, host, val & be);
         return;
     }
     if (off < CTRL_BAR_ENTRY || (off >= CTRL_BAR_EXT + 6 * 16 &&
@@ -484,20 +572,21 @@ static void stx_ctrl_write32(SwitchtecNTBState *s, hwaddr off, uint32_t val,
                (off - CTRL_BAR_ENTRY) % 16 == 0) {
         ro = BAR_VALID;
     }
-    if (stx_get32(s->ctrl + CTRL_STATUS) != PART_STATUS_LOCKED) {
+    if (c->lock_holder != host) {
         qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: control write at "
-                      "0x%" HWADDR_PRIx " while not locked, ignored\n",
-                      TYPE_SWITCHTEC_NTB, s->port, off);
+                      "0x%" HWADDR_PRIx " by the host of partition %u, which "
+                      "does not hold the lock, ignored\n",
+                      TYPE_SWITCHTEC_NTB, c->part, off, host);
         return;
     }
     be &= ~ro;
-    stl_le_p(s->ctrl + off, (old & ~be) | (val & be));
+    stl_le_p(c->regs + off, (old & ~be) | (val & be));
     return;
 
 refused:
     qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: write to read-only "
                   "control register 0x%" HWADDR_PRIx "\n",
-                  TYPE_SWITCHTEC_NTB, s->port, off);
+                  TYPE_SWITCHTEC_NTB, c->part, off);
 }
 
 static uint64_t stx_byte_mask(unsigned size)
@@ -506,8 +595,8 @@ static uint64_t stx_byte_mask(unsigned size)
 }
 
 /* An access of 1 to 8 bytes to our control, split into dwords. */
-static void stx_ctrl_write(SwitchtecNTBState *s, hwaddr off, uint64_t val,
-                           unsigned size)
+static void stx_ctrl_write(SwitchtecNTBState *s, StxCtrl *c, unsigned host,
+                           hwaddr off, uint64_t val, unsigned size)
 {
     uint64_t mask = stx_byte_mask(size) << ((off & 3) * 8);
     hwaddr base = off & ~3ULL;
@@ -515,17 +604,27 @@ static void stx_ctrl_write(SwitchtecNTBState *s, hwaddr off, uint64_t val,
     val <<= (off & 3) * 8;
     for (; mask && base < CTRL_SIZE; base += 4, val >>= 32, mask >>= 32) {
         if ((uint32_t)mask) {
-            stx_ctrl_write32(s, base, val, mask);
+            stx_ctrl_write32(s, c, host, base, val, mask);
         }
     }
 }
 
-static uint64_t stx_ctrl_read(SwitchtecNTBState *s, hwaddr off, unsigned size)
+/* A read of our control by the host in partition @host. */
+static uint64_t stx_ctrl_read(StxCtrl *c, unsigned host, hwaddr off,
+                              unsigned size)
 {
-    if (off + size > CTRL_SIZE) {
+    uint8_t tmp[8];
+    unsigned i;
+
+    if (off >= CTRL_SIZE || off + size > CTRL_SIZE) {
         return 0;
     }
-    return stx_get(s->ctrl + off, size);
+    memcpy(tmp, c->regs + off, size);
+    /* partition_status: the reader's own operation */
+    for (i = 0; i < size && off + i < CTRL_STATUS + 4; i++) {
+        tmp[i] = c->op_status[host] >> (8 * (off + i - CTRL_STATUS));
+    }
+    return stx_get(tmp, size);
 }
 
 /* The peer partition's control: across the cable. */
@@ -544,23 +643,13 @@ static uint64_t stx_peer_ctrl_read(SwitchtecNTBState *s, hwaddr off,
                                    unsigned size)
 {
     uint64_t v = 0;
-    uint8_t tmp[8];
-    unsigned i;
 
     if (stx_peer_present(s) &&
         ntb_cable_read(&s->cable, STX_MSG_CTRL_READ, off, size, &v, size)) {
         return le64_to_cpu(v);
     }
-    /*
-     * No peer: the partition is as reset (its proxy IDs, table sizes and
-     * valid BARs are the switch's, the same on both sides).
-     */
-    for (i = 0; i < 8; i++) {
-        hwaddr o = off + i;
-
-        tmp[i] = stx_ctrl_reset32(s, o & ~3ULL) >> ((o & 3) * 8);
-    }
-    return stx_get(tmp, size);
+    /* No peer (or it went while we asked): what we keep of its partition */
+    return stx_ctrl_read(&s->absent_peer_ctrl, s->port, off, size);
 }
 
 static void stx_peer_ctrl_write(SwitchtecNTBState *s, hwaddr off,
@@ -569,10 +658,7 @@ static void stx_peer_ctrl_write(SwitchtecNTBState *s, hwaddr off,
     uint64_t le = cpu_to_le64(val);
 
     if (!stx_peer_present(s)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: write to the "
-                      "control of partition %u, whose host is not there, "
-                      "dropped\n", TYPE_SWITCHTEC_NTB, s->port,
-                      stx_peer_part(s));
+        stx_ctrl_write(s, &s->absent_peer_ctrl, s->port, off, val, size);
         return;
     }
     ntb_cable_send(&s->cable, STX_MSG_CTRL_WRITE, off, 0, size, &le, size);
@@ -988,7 +1074,7 @@ static MemTxResult stx_gas_read(void *opaque, hwaddr addr, uint64_t *data,
 
     p = stx_region(addr, GAS_NTB_CTRL, CTRL_SIZE, &rel);
     if (p >= 0) {
-        *data = p == s->port ? stx_ctrl_read(s, rel, size)
+        *data = p == s->port ? stx_ctrl_read(&s->ctrl, s->port, rel, size)
                              : stx_peer_ctrl_read(s, rel, size);
         return MEMTX_OK;
     }
@@ -1021,7 +1107,7 @@ static MemTxResult stx_gas_write(void *opaque, hwaddr addr, uint64_t data,
     p = stx_region(addr, GAS_NTB_CTRL, CTRL_SIZE, &rel);
     if (p >= 0) {
         if (p == s->port) {
-            stx_ctrl_write(s, rel, data, size);
+            stx_ctrl_write(s, &s->ctrl, s->port, rel, data, size);
         } else {
             stx_peer_ctrl_write(s, rel, data, size);
         }
@@ -1072,10 +1158,10 @@ static bool stx_translate(SwitchtecNTBState *s, int bar, hwaddr off,
     bool ok = false;
 
     qemu_mutex_lock(&s->cable.lock);
-    ctl = s->act_bar_ctl[bar];
+    ctl = s->ctrl.act_bar_ctl[bar];
     lut = stx_lut_span(ctl);
     if (off < lut) {
-        uint64_t e = s->act_lut[off / STX_LUT_SIZE];
+        uint64_t e = s->ctrl.act_lut[off / STX_LUT_SIZE];
 
         if (e & LUT_EN) {
             part = (e >> 1) & 0x3f;
@@ -1084,9 +1170,9 @@ static bool stx_translate(SwitchtecNTBState *s, int bar, hwaddr off,
             ok = true;
         }
     } else if (ctl & BAR_DIR_WIN_EN) {
-        ws = s->act_win_size[bar];
+        ws = s->ctrl.act_win_size[bar];
         size = ws & ~0xfffULL;
-        x = s->act_xlate[bar];
+        x = s->ctrl.act_xlate[bar];
         if (off - lut < size) {
             part = x & 0x3f;
             bus = (x & ~((1ULL << (ws & 0x3f)) - 1)) + (off - lut);
@@ -1094,8 +1180,8 @@ static bool stx_translate(SwitchtecNTBState *s, int bar, hwaddr off,
         }
     }
     for (i = 0; ok && i < s->req_id_entries; i++) {
-        if ((s->act_req_id[i] & REQ_ID_EN) &&
-            (s->act_req_id[i] >> 16) == requester) {
+        if ((s->ctrl.act_req_id[i] & REQ_ID_EN) &&
+            (s->ctrl.act_req_id[i] >> 16) == requester) {
             entry = i;
             break;
         }
@@ -1248,7 +1334,14 @@ static void stx_handle_hello(SwitchtecNTBState *s, NtbCableHdr *h,
     qemu_mutex_lock(&s->cable.lock);
     s->peer_present = true;
     qemu_mutex_unlock(&s->cable.lock);
-    /* A HELLO while present is the peer's reset: its links went and came. */
+    /*
+     * A HELLO while present is the peer's reset: its links went and came,
+     * and its host's operation on our partition, if any, ended with it.
+     * Else the peer's host is back: its partition, reset as it came, is
+     * its device's from now on, and what we kept of it is gone.
+     */
+    stx_ctrl_abandon(s, &s->ctrl, stx_peer_part(s));
+    stx_ctrl_reset(s, &s->absent_peer_ctrl);
     stx_peer_link_event(s);
 }
 
@@ -1270,14 +1363,16 @@ static void stx_handle(void *opaque, NtbCableHdr *h, uint8_t *payload)
             ntb_cable_reply(&s->cable, h, false, &v, 8);
             break;
         }
-        v = cpu_to_le64(stx_ctrl_read(s, h->addr, h->value));
+        v = cpu_to_le64(stx_ctrl_read(&s->ctrl, stx_peer_part(s), h->addr,
+                                      h->value));
         ntb_cable_reply(&s->cable, h, true, &v, h->value);
         break;
     case STX_MSG_CTRL_WRITE:
         if (h->len >= 1 && h->len <= 8 && h->addr < CTRL_SIZE) {
             v = 0;
             memcpy(&v, payload, h->len);
-            stx_ctrl_write(s, h->addr, le64_to_cpu(v), h->len);
+            stx_ctrl_write(s, &s->ctrl, stx_peer_part(s), h->addr,
+                           le64_to_cpu(v), h->len);
         }
         break;
     case STX_MSG_DB:
@@ -1344,6 +1439,9 @@ static void stx_disconnected(void *opaque)
     qemu_mutex_lock(&s->cable.lock);
     s->peer_present = false;
     qemu_mutex_unlock(&s->cable.lock);
+    /* Its partition went with its host: from now on we keep it, as reset. */
+    stx_ctrl_abandon(s, &s->ctrl, stx_peer_part(s));
+    stx_ctrl_reset(s, &s->absent_peer_ctrl);
     stx_peer_link_event(s);
 }
 
@@ -1432,6 +1530,10 @@ static void stx_realize(PCIDevice *pdev, Error **errp)
     }
     s->gas.disable_reentrancy_guard = true;
 
+    s->ctrl.part = s->port;
+    s->absent_peer_ctrl.part = stx_peer_part(s);
+    stx_ctrl_reset(s, &s->ctrl);
+    stx_ctrl_reset(s, &s->absent_peer_ctrl);
     if (s->peer) {
         if (!ntb_cable_pair(&s->peer->cable, &s->cable, errp)) {
             goto fail_msix;
@@ -1461,7 +1563,9 @@ static void stx_reset(DeviceState *dev)
     StxHello hello;
     unsigned i;
 
-    stx_ctrl_reset(s);
+    stx_ctrl_reset(s, &s->ctrl);
+    /* Our host's operation on the peer's partition ended with the reset. */
+    stx_ctrl_abandon(s, &s->absent_peer_ctrl, s->port);
     memset(s->mrpc_in, 0, sizeof(s->mrpc_in));
     memset(s->mrpc_out, 0, sizeof(s->mrpc_out));
     s->mrpc_cmd = s->mrpc_status = s->mrpc_ret = 0;

@@ -7,13 +7,18 @@
 # doorbells, scratchpads in the shared memory window, memory windows),
 # ntb_pingpong and ntb_perf. The VM has an IOMMU: inbound requests arrive
 # with the switch's proxy IDs, which it accepts only through the kernel's
-# Switchtec DMA-alias quirk.
+# Switchtec DMA-alias quirk. First, before the drivers, the two partitions'
+# hosts' partition operations on one partition (partop.sh).
 set -eu
 
 # shellcheck source=../guest/testlib.sh
 . /usr/local/lib/vmtest/testlib.sh
 # shellcheck source=../ntb-loopback/ntbtest.sh
 . ./ntbtest.sh
+# shellcheck source=partop.sh
+. ./partop.sh
+
+partop_test
 
 modprobe switchtec
 modprobe ntb_hw_switchtec
