@@ -164,6 +164,10 @@ void smartio_shadow_exit(void);
 int smartio_shadow_create(struct smartio_shadow *sh,
 			  const struct smartio_borrow_resp *resp);
 void smartio_shadow_destroy(struct smartio_shadow *sh);
+bool smartio_shadow_is(const struct pci_dev *pdev);
+
+/* lendable.c */
+int smartio_lendable(struct pci_dev *pdev, struct netlink_ext_ack *extack);
 
 /* main.c: ordered, for what must not run in a message handler. */
 extern struct workqueue_struct *smartio_lend_wq;

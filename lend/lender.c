@@ -182,16 +182,9 @@ int smartio_lender_add(const char *pci_name, struct smartio_device_info *info,
 		NL_SET_ERR_MSG(extack, "no such PCI function on this node");
 		return -ENODEV;
 	}
-	if (smartio_pci_dev_is_adapter(pdev)) {
-		NL_SET_ERR_MSG(extack, "an NTB adapter of this node cannot be lent");
-		ret = -EINVAL;
+	ret = smartio_lendable(pdev, extack);
+	if (ret)
 		goto err_put;
-	}
-	if (pdev->subordinate || pdev->hdr_type != PCI_HEADER_TYPE_NORMAL) {
-		NL_SET_ERR_MSG(extack, "a bridge cannot be lent, only endpoint functions");
-		ret = -EINVAL;
-		goto err_put;
-	}
 
 	lent = kzalloc(sizeof(*lent), GFP_KERNEL);
 	if (!lent) {

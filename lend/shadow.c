@@ -521,6 +521,18 @@ static const struct dma_map_ops smartio_shadow_dma_ops = {
  * that (nvme does, when its controller is released). Our ops must stay:
  * restore them once every other REMOVED_DEVICE handler has run.
  */
+/**
+ * smartio_shadow_is() - Is @pdev the shadow of a borrowed function?
+ * @pdev: A PCI function of this node.
+ *
+ * Return: True if @pdev sits on a shadow root bus.
+ */
+bool smartio_shadow_is(const struct pci_dev *pdev)
+{
+	return pci_find_host_bridge(pdev->bus)->bus->ops ==
+	       &smartio_shadow_pci_ops;
+}
+
 static int smartio_shadow_bus_event(struct notifier_block *nb,
 				    unsigned long action, void *data)
 {
