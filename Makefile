@@ -51,7 +51,7 @@ programs := $(BUILD)/bin/smartioctl $(BUILD)/bin/smartio-genl-send \
 unit := $(BUILD)/tests/unit/smartio-unit
 
 
-.PHONY: all ntb-core modules programs unit deps check demo bench vm-image install clean
+.PHONY: all ntb-core modules programs unit deps check check-slow demo bench vm-image install clean
 
 all: modules programs unit
 
@@ -118,6 +118,10 @@ vm-image: deps
 
 check: vm-image
 	@tests/check
+
+# What make check leaves out for time: the VM tests' slow cases and models.
+check-slow: vm-image
+	@tests/check slow
 
 demo: vm-image
 	tests/vm/run --console scripts/demo
