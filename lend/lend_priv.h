@@ -110,6 +110,7 @@ struct smartio_config_write {
  * @lender: Its lender's node id.
  * @ntb: The NTB the lender is reached through, referenced.
  * @lost: The lender left: config reads return all-ones, nothing maps.
+ * @warned: SMARTIO_SHADOW_WARNED_* bits: what was said once already.
  * @iova: @ntb's IOVA window, referenced, where our IOMMU translates its
  *	inbound accesses; NULL where they reach RAM as is.
  * @dma_addr: Start of our range (inbound addresses of @ntb) the device
@@ -138,6 +139,7 @@ struct smartio_shadow {
 	u16 lender;
 	struct pci_dev *ntb;
 	bool lost;
+	unsigned long warned;
 	struct smartio_iova_window *iova;
 	u64 dma_addr;
 	u64 dma_size;
@@ -157,6 +159,14 @@ struct smartio_shadow {
 	spinlock_t config_lock;
 	u8 config[SMARTIO_SHADOW_CONFIG_SIZE];
 };
+
+/*
+ * Bits of smartio_shadow.warned: a driver whose DMA mask or 32-bit MSI
+ * cannot reach the lender's windows is told once per borrowed device,
+ * not once per attempt.
+ */
+#define SMARTIO_SHADOW_WARNED_DMA	0
+#define SMARTIO_SHADOW_WARNED_MSI	1
 
 /* shadow.c */
 int smartio_shadow_init(void);

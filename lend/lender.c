@@ -14,9 +14,11 @@
 #include <linux/dma-mapping.h>
 #include <linux/idr.h>
 #include <linux/iommu.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/netlink.h>
 #include <linux/pci.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 #include <asm/unaligned.h>
@@ -63,11 +65,18 @@ struct smartio_lent {
 
 /*
  * Where a borrowed function sees the borrower's ranges in its own IOMMU
- * domain: above the 32-bit space (clear of the interrupt range a device
- * write must not hit) and within the 39 bits every VT-d unit translates.
+ * domain when they do not fit below 4 GiB (smartio_lent_layout()): above
+ * the 32-bit space and within the 39 bits every VT-d unit translates.
  */
 #define SMARTIO_LEND_MSI_IOVA	(1ULL << 32)
 #define SMARTIO_LEND_DMA_IOVA	(1ULL << 33)
+
+/*
+ * Nothing of the borrower's is mapped below this IOVA: a device's access
+ * to address 0 or near it (a driver's unset pointer plus an offset) must
+ * fault in our IOMMU, not reach the borrower's memory or interrupts.
+ */
+#define SMARTIO_LEND_IOVA_FLOOR	SZ_16M
 
 /* Protects the list and every device's state. */
 static DEFINE_MUTEX(smartio_lender_lock);
@@ -414,6 +423,119 @@ static void smartio_lent_teardown(struct smartio_lent *lent)
 	lent->borrower = 0;
 }
 
+/*
+ * The lowest IOVA in [@from, @last] aligned to @align where @size bytes lie
+ * clear of [@busy, @busy + @busy_size) and of every region in @resv; 0 if
+ * there is none.
+ */
+static u64 smartio_lent_fit(const struct list_head *resv, u64 busy,
+			    u64 busy_size, u64 size, u64 align, u64 from,
+			    u64 last)
+{
+	const struct iommu_resv_region *r;
+	u64 iova = ALIGN(from, align);
+
+again:
+	/* Each retry moves up past what was in the way: it ends. */
+	if (iova < from || iova + size - 1 < iova || iova + size - 1 > last)
+		return 0;
+	if (busy_size && iova <= busy + busy_size - 1 &&
+	    busy <= iova + size - 1) {
+		iova = ALIGN(busy + busy_size, align);
+		goto again;
+	}
+	list_for_each_entry(r, resv, list) {
+		if (r->length && iova <= r->start + r->length - 1 &&
+		    r->start <= iova + size - 1) {
+			iova = ALIGN(r->start + r->length, align);
+			goto again;
+		}
+	}
+	return iova;
+}
+
+/* A window's alignment: its size's power of two, up to an IOMMU's 1 GiB. */
+static u64 smartio_lent_align(u64 size)
+{
+	return min_t(u64, roundup_pow_of_two(size), SZ_1G);
+}
+
+/**
+ * smartio_lent_layout() - Where @lent's domain puts the borrower's windows.
+ * @lent: The function, attached to its own IOMMU domain.
+ * @dma_size: The DMA window's size, page aligned.
+ * @msi_size: The interrupt window's size, page aligned.
+ * @dma_iova: Set to the DMA window's IOVA.
+ * @msi_iova: Set to the interrupt window's IOVA.
+ *
+ * The one place that decides it. Below 4 GiB wherever they fit: the
+ * borrower's driver may give the function a 32-bit DMA mask, streaming
+ * or coherent (megaraid_sas's coherent mask is), and a function whose MSI
+ * capability has no 64-bit address reaches only the 32-bit space; which
+ * a driver will do is not known here before it binds, so every function
+ * gets the same layout. The windows are small in the common case (the
+ * borrower's IOVA window, 256 MiB, and the 1 MiB interrupt range); a
+ * borrower without an IOMMU opens all of its RAM, which may not fit.
+ * Each window is aligned to its size (to 1 GiB at most), the DMA window
+ * first and as low as it goes (the lower its end, the narrower the masks
+ * that reach all of it), then the interrupt window as low as it goes. Not
+ * below SMARTIO_LEND_IOVA_FLOOR, and not over the reserved regions of the
+ * function's group: the interrupt range 0xfee00000-0xfeefffff (a write
+ * there is an interrupt of this host, never translated) and RMRRs (memory
+ * firmware still uses). This host's PCI windows need no such care: the
+ * function is alone in its IOMMU group (iommu_attach_device() demands
+ * it), so no switch routes its requests to a peer before our IOMMU sees
+ * them. What does not fit below 4 GiB goes where it always went: the
+ * interrupt window at 4 GiB, the DMA window at 8 GiB.
+ *
+ * Return: 0, or -ENOSPC if the domain has no room for a window.
+ */
+static int smartio_lent_layout(struct smartio_lent *lent, u64 dma_size,
+			       u64 msi_size, u64 *dma_iova, u64 *msi_iova)
+{
+	const struct iommu_domain_geometry *geo = &lent->domain->geometry;
+	u64 last = geo->force_aperture ? geo->aperture_end : U64_MAX;
+	u64 last32 = min_t(u64, last, SZ_4G - 1);
+	u64 floor = max_t(u64, geo->aperture_start, SMARTIO_LEND_IOVA_FLOOR);
+	u64 dma_align = smartio_lent_align(dma_size);
+	u64 msi_align = smartio_lent_align(msi_size);
+	struct iommu_group *group;
+	LIST_HEAD(resv);
+	int ret;
+
+	group = iommu_group_get(&lent->pdev->dev);
+	if (!group)
+		return -ENODEV;
+	ret = iommu_get_group_resv_regions(group, &resv);
+	iommu_group_put(group);
+	if (ret)
+		goto out;
+
+	*dma_iova = smartio_lent_fit(&resv, 0, 0, dma_size, dma_align, floor,
+				     last32);
+	if (!*dma_iova)
+		*dma_iova = smartio_lent_fit(&resv, 0, 0, dma_size, dma_align,
+					     max_t(u64, floor,
+						   SMARTIO_LEND_DMA_IOVA),
+					     last);
+	*msi_iova = smartio_lent_fit(&resv, *dma_iova, dma_size, msi_size,
+				     msi_align, floor, last32);
+	if (!*msi_iova)
+		*msi_iova = smartio_lent_fit(&resv, *dma_iova, dma_size,
+					     msi_size, msi_align,
+					     max_t(u64, floor,
+						   SMARTIO_LEND_MSI_IOVA),
+					     last);
+	if (!*dma_iova || !*msi_iova) {
+		pci_err(lent->pdev, "no room in its IOMMU domain for a %#llx-byte DMA window and a %#llx-byte interrupt window\n",
+			dma_size, msi_size);
+		ret = -ENOSPC;
+	}
+out:
+	iommu_put_resv_regions(&lent->pdev->dev, &resv);
+	return ret;
+}
+
 /* Maps window @win at @iova of @lent's domain; the address the device uses. */
 static int smartio_lent_map(struct smartio_lent *lent,
 			    struct smartio_remote *win, u64 iova, u64 size,
@@ -487,7 +609,8 @@ static int smartio_lent_setup(struct smartio_lent *lent, u16 node,
 	u64 msi_addr = le64_to_cpu(req->msi_addr);
 	u64 msi_size = le64_to_cpu(req->msi_size);
 	struct pci_dev *pdev = lent->pdev;
-	u64 base;
+	u64 dma_iova = 0, msi_iova = 0;
+	u64 dma_base, msi_base;
 	int i, ret;
 
 	if (!dma_size || !msi_size || !PAGE_ALIGNED(dma_addr) ||
@@ -531,16 +654,28 @@ static int smartio_lent_setup(struct smartio_lent *lent, u16 node,
 		lent->msi_win = NULL;
 		return ret;
 	}
-	ret = smartio_lent_map(lent, lent->dma_win, SMARTIO_LEND_DMA_IOVA,
-			       dma_size, &base);
+	if (lent->domain) {
+		ret = smartio_lent_layout(lent, PAGE_ALIGN(dma_size),
+					  PAGE_ALIGN(msi_size), &dma_iova,
+					  &msi_iova);
+		if (ret)
+			return ret;
+	}
+	ret = smartio_lent_map(lent, lent->dma_win, dma_iova, dma_size,
+			       &dma_base);
 	if (ret)
 		return ret;
-	resp->dma_base = cpu_to_le64(base);
-	ret = smartio_lent_map(lent, lent->msi_win, SMARTIO_LEND_MSI_IOVA,
-			       msi_size, &base);
+	resp->dma_base = cpu_to_le64(dma_base);
+	ret = smartio_lent_map(lent, lent->msi_win, msi_iova, msi_size,
+			       &msi_base);
 	if (ret)
 		return ret;
-	resp->msi_base = cpu_to_le64(base);
+	resp->msi_base = cpu_to_le64(msi_base);
+	pci_info(pdev, "for node %u: DMA window at %#llx-%#llx, interrupt window at %#llx-%#llx (%s)\n",
+		 node, dma_base, dma_base + dma_size - 1, msi_base,
+		 msi_base + msi_size - 1,
+		 lent->domain ? "IOVAs of its own domain" :
+		 "no IOMMU: our NTB window's bus addresses");
 
 	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
 		resource_size_t size = pci_resource_len(pdev, i);

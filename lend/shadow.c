@@ -26,6 +26,10 @@
  *  - DMA: dma_map_ops of our own hand the driver lender-side addresses in
  *    the window the lender opened onto our memory (our NTB's IOVA window
  *    where our IOMMU translates, else all of RAM); no message per map.
+ *    A DMA mask is supported when it reaches all of that window (a 32-bit
+ *    one does where the lender's IOMMU put it below 4 GiB), and every
+ *    address handed out is checked against the mask it is for: the
+ *    coherent one in alloc, the streaming one in the maps.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -261,8 +265,35 @@ static struct irq_chip smartio_shadow_msi_chip = {
 				  IRQCHIP_AFFINITY_PRE_STARTUP,
 };
 
+/*
+ * A function that takes MSI (not MSI-X, whose table always holds 64-bit
+ * addresses) through a capability without 64-bit addresses reaches our
+ * interrupt range only if the lender's window onto it is below 4 GiB.
+ * The lender's IOMMU puts it there (lender.c, smartio_lent_layout()), but
+ * without one the window is the lender's NTB window, which may be above:
+ * the message's upper half would be dropped and the function's writes
+ * would hit the lender's own interrupt range. Refused instead, once said.
+ */
+static int smartio_shadow_msi_prepare(struct irq_domain *domain,
+				      struct device *dev, int nvec,
+				      msi_alloc_info_t *arg)
+{
+	struct smartio_shadow *sh = smartio_shadow_of(dev);
+	struct msi_desc *desc = msi_first_desc(dev, MSI_DESC_ALL);
+	u64 last = sh->msi_base + SMARTIO_MSI_SIZE - 1;
+
+	if (desc && !desc->pci.msi_attrib.is_msix &&
+	    !desc->pci.msi_attrib.is_64 && upper_32_bits(last)) {
+		if (!test_and_set_bit(SMARTIO_SHADOW_WARNED_MSI, &sh->warned))
+			dev_warn(dev, "fdid %x: its MSI capability has 32-bit addresses only, and the window its lender, node %u, opened onto this node's interrupts is at %#llx-%#llx: no MSI\n",
+				 sh->fdid, sh->lender, sh->msi_base, last);
+		return -ERANGE;
+	}
+	return pci_msi_prepare(domain, dev, nvec, arg);
+}
+
 static struct msi_domain_ops smartio_shadow_msi_ops = {
-	.msi_prepare	= pci_msi_prepare,
+	.msi_prepare	= smartio_shadow_msi_prepare,
 };
 
 static struct msi_domain_info smartio_shadow_msi_info = {
@@ -332,12 +363,44 @@ static int smartio_shadow_prot(enum dma_data_direction dir)
 	}
 }
 
-/* The device's address of our range [@phys, @phys + @size). */
+/* The device's address of the last byte of the window onto our memory. */
+static u64 smartio_shadow_dma_last(const struct smartio_shadow *sh)
+{
+	return sh->dma_base + sh->dma_size - 1;
+}
+
+/*
+ * A DMA mask of the driver's (@which: "", "coherent " or "streaming ")
+ * does not reach the window the lender opened onto our memory: without
+ * an IOMMU on the lender it is the lender's NTB window, wherever its bus
+ * address is; with one, a window onto all of our RAM may be too large
+ * for the 32-bit space. Said once per borrowed device.
+ */
+static void smartio_shadow_mask_warn(struct device *dev,
+				     struct smartio_shadow *sh,
+				     const char *which, u64 mask)
+{
+	if (test_and_set_bit(SMARTIO_SHADOW_WARNED_DMA, &sh->warned))
+		return;
+	dev_warn(dev, "fdid %x: %sDMA mask %#llx does not reach the window its lender, node %u, opened onto this node's memory (device addresses %#llx-%#llx): refused\n",
+		 sh->fdid, which, mask, sh->lender, sh->dma_base,
+		 smartio_shadow_dma_last(sh));
+}
+
+/*
+ * The device's address of our range [@phys, @phys + @size), within the
+ * driver's coherent DMA mask (@coherent) or its streaming one. The masks
+ * dma_supported() accepted reach all of the window, but a driver need not
+ * have asked: the PCI core's default masks are 32-bit, and a driver may
+ * set only its streaming mask, or write a mask itself.
+ */
 static dma_addr_t smartio_shadow_map(struct device *dev, phys_addr_t phys,
-				     size_t size, int prot)
+				     size_t size, int prot, bool coherent)
 {
 	struct smartio_shadow *sh = smartio_shadow_of(dev);
+	u64 mask = coherent ? dev->coherent_dma_mask : dma_get_mask(dev);
 	dma_addr_t bus = phys;
+	dma_addr_t addr;
 
 	if (READ_ONCE(sh->lost))
 		return DMA_MAPPING_ERROR;
@@ -346,12 +409,20 @@ static dma_addr_t smartio_shadow_map(struct device *dev, phys_addr_t phys,
 		if (bus == DMA_MAPPING_ERROR)
 			return DMA_MAPPING_ERROR;
 	}
-	if (bus < sh->dma_addr || bus + size > sh->dma_addr + sh->dma_size) {
-		if (sh->iova)
-			smartio_iova_unmap(sh->iova, bus, size);
-		return DMA_MAPPING_ERROR;
+	if (bus < sh->dma_addr || bus + size > sh->dma_addr + sh->dma_size)
+		goto err_unmap;
+	addr = sh->dma_base + (bus - sh->dma_addr);
+	if (size && addr + size - 1 > mask) {
+		smartio_shadow_mask_warn(dev, sh, coherent ? "coherent " :
+					 "streaming ", mask);
+		goto err_unmap;
 	}
-	return sh->dma_base + (bus - sh->dma_addr);
+	return addr;
+
+err_unmap:
+	if (sh->iova)
+		smartio_iova_unmap(sh->iova, bus, size);
+	return DMA_MAPPING_ERROR;
 }
 
 static void smartio_shadow_unmap(struct device *dev, dma_addr_t addr,
@@ -371,7 +442,7 @@ static dma_addr_t smartio_shadow_map_page(struct device *dev,
 					  unsigned long attrs)
 {
 	return smartio_shadow_map(dev, page_to_phys(page) + offset, size,
-				  smartio_shadow_prot(dir));
+				  smartio_shadow_prot(dir), false);
 }
 
 static void smartio_shadow_unmap_page(struct device *dev, dma_addr_t addr,
@@ -404,6 +475,28 @@ static void smartio_shadow_unmap_sg(struct device *dev,
 }
 
 /*
+ * Are all of @sgl's entries within the driver's streaming DMA mask? Asked
+ * only where the window is not all below it.
+ */
+static bool smartio_shadow_sg_reachable(struct device *dev,
+					struct smartio_shadow *sh,
+					struct scatterlist *sgl, int nents)
+{
+	u64 mask = dma_get_mask(dev);
+	struct scatterlist *sg;
+	int i;
+
+	for_each_sg(sgl, sg, nents, i) {
+		if (sg_dma_len(sg) &&
+		    sg_dma_address(sg) + sg_dma_len(sg) - 1 > mask) {
+			smartio_shadow_mask_warn(dev, sh, "streaming ", mask);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
  * Through the IOVA window, the list takes one range of it and costs one
  * IOTLB flush when unmapped, rather than one per entry; the range lies in
  * our range of the lender's window (the two are the IOVA window). The
@@ -426,11 +519,19 @@ static int smartio_shadow_map_sg(struct device *dev, struct scatterlist *sgl,
 		ret = smartio_iova_map_sg(sh->iova, sgl, nents, prot,
 					  dma_get_seg_boundary(dev),
 					  smartio_shadow_dma_offset(sh));
-		return ret ?: nents;
+		if (ret)
+			return ret;
+		if (smartio_shadow_dma_last(sh) > dma_get_mask(dev) &&
+		    !smartio_shadow_sg_reachable(dev, sh, sgl, nents)) {
+			smartio_iova_unmap_sg(sh->iova, sgl, nents,
+					      smartio_shadow_dma_offset(sh));
+			return -EIO;
+		}
+		return nents;
 	}
 	for_each_sg(sgl, sg, nents, i) {
 		sg->dma_address = smartio_shadow_map(dev, sg_phys(sg),
-						     sg->length, prot);
+						     sg->length, prot, false);
 		if (sg->dma_address == DMA_MAPPING_ERROR)
 			return -EIO;
 		sg_dma_len(sg) = sg->length;
@@ -451,7 +552,7 @@ static dma_addr_t smartio_shadow_map_resource(struct device *dev,
 					      unsigned long attrs)
 {
 	return smartio_shadow_map(dev, phys, size,
-				  smartio_shadow_prot(dir) | IOMMU_MMIO);
+				  smartio_shadow_prot(dir) | IOMMU_MMIO, false);
 }
 
 static void smartio_shadow_unmap_resource(struct device *dev,
@@ -473,7 +574,7 @@ static void *smartio_shadow_alloc(struct device *dev, size_t size,
 	if (!page)
 		return NULL;
 	*addr = smartio_shadow_map(dev, page_to_phys(page), size,
-				   IOMMU_READ | IOMMU_WRITE);
+				   IOMMU_READ | IOMMU_WRITE, true);
 	if (*addr == DMA_MAPPING_ERROR) {
 		__free_pages(page, get_order(size));
 		return NULL;
@@ -488,18 +589,28 @@ static void smartio_shadow_free(struct device *dev, size_t size, void *cpu,
 	__free_pages(virt_to_page(cpu), get_order(size));
 }
 
+/*
+ * Called for the streaming and the coherent mask alike: a mask is
+ * supported when it reaches all of the window, so that nothing the
+ * driver maps or allocates afterwards fails for its address. A mask that
+ * does not (a 32-bit one with the window above 4 GiB) is refused with one
+ * message rather than a driver's silent probe failure.
+ */
 static int smartio_shadow_dma_supported(struct device *dev, u64 mask)
 {
 	struct smartio_shadow *sh = smartio_shadow_of(dev);
 
-	return mask >= sh->dma_base + sh->dma_size - 1;
+	if (mask >= smartio_shadow_dma_last(sh))
+		return 1;
+	smartio_shadow_mask_warn(dev, sh, "", mask);
+	return 0;
 }
 
 static u64 smartio_shadow_required_mask(struct device *dev)
 {
 	struct smartio_shadow *sh = smartio_shadow_of(dev);
 
-	return DMA_BIT_MASK(fls64(sh->dma_base + sh->dma_size - 1));
+	return DMA_BIT_MASK(fls64(smartio_shadow_dma_last(sh)));
 }
 
 static const struct dma_map_ops smartio_shadow_dma_ops = {
