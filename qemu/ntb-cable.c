@@ -25,6 +25,7 @@
 #include "qemu/timer.h"
 #include "qemu/bswap.h"
 #include "qapi/error.h"
+#include "hw/qdev-core.h"
 #include "ntb-cable.h"
 
 #include <sys/un.h>
@@ -369,18 +370,50 @@ static void ntb_cable_set_stalled(bool stalled)
     qemu_mutex_unlock(&c->lock);
 }
 
+/*
+ * Is the device that decodes @da busy in an access of its own, so that
+ * QEMU's re-entrancy guard would refuse ours? A device model that reads
+ * the peer across the cable (its DMA into our window) waits for the answer
+ * with the BQL released and its guard engaged; a peer's write to its
+ * registers that arrives meanwhile must wait its turn, as a PCIe completer
+ * stalls a request, not be tried and refused: the guard would log it as
+ * a fault. Under the BQL, which the guard's owner holds to change it.
+ */
+static bool ntb_cable_target_busy(AddressSpace *as, dma_addr_t da,
+                                  uint32_t len, bool is_write,
+                                  MemTxAttrs attrs)
+{
+    hwaddr xlat, plen = len;
+    MemoryRegion *mr;
+
+    RCU_READ_LOCK_GUARD();
+    mr = address_space_translate(as, da, &xlat, &plen, is_write, attrs);
+    return mr->dev && !mr->disable_reentrancy_guard &&
+           mr->dev->mem_reentrancy_guard.engaged_in_io;
+}
+
 MemTxResult ntb_cable_dma(AddressSpace *as, dma_addr_t da, void *buf,
                           uint32_t len, DMADirection dir, MemTxAttrs attrs)
 {
     int64_t deadline = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
                        NTB_CABLE_READ_TIMEOUT_MS;
+    bool is_write = dir == DMA_DIRECTION_FROM_DEVICE;
     bool stalled = false;
-    MemTxResult r;
+    MemTxResult r = MEMTX_ACCESS_ERROR;
 
     for (;;) {
-        r = dma_memory_rw(as, da, buf, len, dir, attrs);
-        if (r != MEMTX_ACCESS_ERROR ||
-            qemu_clock_get_ms(QEMU_CLOCK_REALTIME) >= deadline) {
+        /*
+         * An access that spans two devices may still meet a busy one
+         * after the first: the guard refuses it whole, and it is tried
+         * again.
+         */
+        if (!ntb_cable_target_busy(as, da, len, is_write, attrs)) {
+            r = dma_memory_rw(as, da, buf, len, dir, attrs);
+            if (r != MEMTX_ACCESS_ERROR) {
+                break;
+            }
+        }
+        if (qemu_clock_get_ms(QEMU_CLOCK_REALTIME) >= deadline) {
             break;
         }
         if (!stalled) {
@@ -393,6 +426,12 @@ MemTxResult ntb_cable_dma(AddressSpace *as, dma_addr_t da, void *buf,
     }
     if (stalled) {
         ntb_cable_set_stalled(false);
+    }
+    if (r == MEMTX_ACCESS_ERROR) {
+        error_report("ntb-cable: %s of %u bytes at 0x%" PRIx64 " dropped: "
+                     "its device stayed busy for %d ms",
+                     is_write ? "write" : "read", len, (uint64_t)da,
+                     NTB_CABLE_READ_TIMEOUT_MS);
     }
     return r;
 }
