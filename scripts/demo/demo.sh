@@ -2,7 +2,8 @@
 # shellcheck shell=sh
 #
 # make demo: two machines cabled through an emulated NTB; node 2 lends its
-# NVMe and node 1 drives it with Linux's stock nvme driver (node0.sh, the
+# NVMe and node 1 drives it with Linux's stock nvme driver, then its SATA
+# controller, which node 1's stock ahci driver drives (node0.sh, the
 # borrower; node1.sh, the lender). What both nodes share: the lending
 # tests' helpers (linked here, not copied, so the demo does what the tests
 # check) and the story's voice. Any failed step ends the script with a
@@ -45,6 +46,9 @@ meet() {
 demo_load() {
 	say "loading smartio, its NTB layer, its lending module and the NTB's driver"
 	load_lend
+	# The AHCI driver and the disks above it: no udev loads them here.
+	modprobe ahci
+	modprobe sd_mod
 	for port in /sys/bus/ntb/devices/*; do
 		[ -e "$port" ] || fail "no NTB port: the NTB's driver bound to nothing"
 		say "NTB port $(basename "$(readlink -f "$port/..")"): driver" \

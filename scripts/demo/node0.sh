@@ -3,8 +3,10 @@
 #
 # make demo, node 1 (console node0): the borrower. It lists node 2's NVMe,
 # borrows it, writes and reads it back with Linux's stock nvme driver, runs
-# a short fio, returns it, and prints the one-line summary once node 2 has
-# read the same data through its own driver (node1.sh).
+# a short fio and returns it; then borrows node 2's SATA (AHCI) controller,
+# writes and reads back its disk with the stock ahci driver and returns it;
+# and prints the one-line summary once node 2 has read the same data
+# through its own drivers (node1.sh).
 ROLE=borrower
 . ./demo.sh
 
@@ -76,9 +78,38 @@ meet returned
 meet checked
 theirs=$(vmctl get lender-sum)
 [ "$theirs" = "$sum" ] || fail "node 2 read md5 ${theirs%% *}, not what node 1 wrote"
+
+step "borrow node 2's SATA controller too: any PCIe function, with its own driver"
+meet sata-lent
+sata_fdid=$(vmctl get sata-fdid)
+say "\$ smartioctl borrow $sata_fdid"
+sata=$(borrow_bound "$sata_fdid" ahci)
+wait_until 60 disk_below "$sata" >/dev/null || fail "the borrowed AHCI has no disk"
+disk=$(disk_below "$sata")
+say "node 2's AHCI is $sata here; the stock ahci driver bound to it and"
+say "found its disk, $disk: command lists, FISes and data cross the NTB"
+say "by DMA, its MSI message reaches this node's CPUs."
+dd if=/dev/urandom of=/tmp/data bs=1M count=64 2>/dev/null
+sata_sum=$(md5sum </tmp/data)
+show dd if=/tmp/data of="$disk" bs=1M oflag=direct
+rm /tmp/data
+back=$(blockdev_sum "$disk")
+say "written: md5 ${sata_sum%% *}"
+say "read:    md5 ${back%% *}"
+[ "$back" = "$sata_sum" ] || fail "the borrowed SATA disk read back other data"
+say "the same"
+show smartioctl return "$sata_fdid"
+not_present "$sata" || fail "$sata is still there after the return"
+vmctl put sata-sum "$sata_sum"
+meet sata-returned
+meet sata-checked
+theirs=$(vmctl get lender-sata-sum)
+[ "$theirs" = "$sata_sum" ] || fail "node 2 read md5 ${theirs%% *} from its SATA disk, not what node 1 wrote"
 meet finished
 demo_unload
 echo
 say "SUMMARY: node 1 borrowed node 2's NVMe ($fdid) and its stock nvme driver" \
 	"wrote and read back 64 MiB (md5 ${sum%% *}) and ran fio at $iops IOPS;" \
-	"returned, node 2 read the same data through its own driver."
+	"then node 2's SATA controller ($sata_fdid), whose stock ahci driver wrote" \
+	"and read back 64 MiB (md5 ${sata_sum%% *}); returned, node 2 read the" \
+	"same data through its own drivers."

@@ -3,7 +3,8 @@
 #
 # make demo, node 2 (console node1): the lender. It lends its NVMe to node
 # 1 (node0.sh), takes it back when node 1 returns it, and reads what node 1
-# wrote through its own nvme driver.
+# wrote through its own nvme driver; then the same with its SATA (AHCI)
+# controller.
 ROLE=lender
 . ./demo.sh
 
@@ -33,6 +34,29 @@ say "$dev reads md5 ${mine%% *} through this node's own nvme driver"
 say "the same"
 vmctl put lender-sum "$mine"
 meet checked
+
+sata=0000:00:08.0
+step "lend this node's SATA controller too ($sata, an AHCI with one disk)"
+say "\$ smartioctl device add $sata && smartioctl device available FDID"
+sata_fdid=$(lend_function "$sata")
+say "its own ahci driver let go of it: $sata is bound to $(driver_of "$sata")"
+vmctl put sata-fdid "$sata_fdid"
+meet sata-lent
+
+meet sata-returned
+step "node 1 returned it: take it back and read what node 1 wrote"
+show smartioctl device unavailable "$sata_fdid"
+[ "$(driver_of "$sata")" = ahci ] || fail "ahci did not take $sata back"
+wait_until 30 disk_below "$sata" >/dev/null || fail "no disk behind $sata after taking it back"
+disk=$(disk_below "$sata")
+sum=$(vmctl get sata-sum)
+mine=$(blockdev_sum "$disk")
+say "$disk reads md5 ${mine%% *} through this node's own ahci driver"
+[ "$mine" = "$sum" ] || fail "the SATA disk does not hold what node 1 wrote"
+say "the same"
+vmctl put lender-sata-sum "$mine"
+meet sata-checked
 meet finished
 show smartioctl device remove "$fdid"
+show smartioctl device remove "$sata_fdid"
 demo_unload

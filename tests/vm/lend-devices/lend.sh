@@ -177,6 +177,33 @@ nvme_ctrl_ns() {
 	return 1
 }
 
+# under BDF PATH: the sysfs device PATH is the function BDF or below it.
+under() {
+	case $(readlink -f "$2") in
+	*/"$1" | */"$1"/*) return 0 ;;
+	esac
+	return 1
+}
+
+# disk_below BDF: the first disk below the function BDF, by its sysfs
+# path whatever the layers between (SCSI host and target, ATA port, USB
+# device, NVMe controller); fails while there is none. An NVMe namespace
+# under native multipath is a hidden path, nvmeScCnN, of the block device
+# nvmeSnN.
+disk_below() {
+	for b in /sys/class/block/*; do
+		[ ! -e "$b/partition" ] || continue
+		under "$1" "$b" || continue
+		name=${b##*/}
+		case $name in
+		nvme*c*n*) name=${name%%c*}n${name##*n} ;;
+		esac
+		[ -b "/dev/$name" ] && [ "$(cat "$b/size")" -gt 0 ] &&
+			echo "/dev/$name" && return 0
+	done
+	return 1
+}
+
 # blockdev_sum DEV: checksum of the first 64 MiB of a block device.
 blockdev_sum() {
 	dd if="$1" bs=1M count=64 iflag=direct 2>/dev/null | md5sum

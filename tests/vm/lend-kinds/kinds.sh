@@ -28,9 +28,9 @@ kind_fail() {
 KIND=${CASE%-noiommu}
 
 # The qemu file puts the lent function (for nvme-vf, its physical function)
-# in slot 0x10 of node 2: found by address, not by ids, since q35 has an
+# in slot 8 of node 2: found by address, not by ids, since q35 has an
 # AHCI of its own (00:1f.2) and a NIC's peer may share the lent one's ids.
-LENT_BDF=0000:00:10.0
+LENT_BDF=0000:00:08.0
 
 case $KIND in
 nvme) CLASS=storage DRIVER=nvme IRQ=msix PCI_ID=1b36:0010 MODULES=nvme ;;
@@ -187,33 +187,6 @@ borrow() {
 # on for a node that is gone.
 step() {
 	vmctl barrier "$1" || kind_fail "the other node stopped before \"$1\""
-}
-
-# under BDF PATH: the sysfs device PATH is the function BDF or below it.
-under() {
-	case $(readlink -f "$2") in
-	*/"$1" | */"$1"/*) return 0 ;;
-	esac
-	return 1
-}
-
-# blockdev_of BDF: the first disk below the function BDF, by its sysfs
-# path whatever the layers between (SCSI host and target, ATA port, USB
-# device, NVMe controller); fails while there is none. An NVMe namespace
-# under native multipath is a hidden path, nvmeScCnN, of the block device
-# nvmeSnN.
-blockdev_of() {
-	for b in /sys/class/block/*; do
-		[ ! -e "$b/partition" ] || continue
-		under "$1" "$b" || continue
-		name=${b##*/}
-		case $name in
-		nvme*c*n*) name=${name%%c*}n${name##*n} ;;
-		esac
-		[ -b "/dev/$name" ] && [ "$(cat "$b/size")" -gt 0 ] &&
-			echo "/dev/$name" && return 0
-	done
-	return 1
 }
 
 # netif_of BDF: the network interface of the function BDF (below it

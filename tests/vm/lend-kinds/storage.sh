@@ -2,14 +2,14 @@
 # shellcheck shell=sh
 #
 # lend-kinds' work for a storage controller (CLASS storage, kinds.sh): the
-# disk behind it, found from the function through sysfs (blockdev_of).
+# disk behind it, found from the function through sysfs (lend.sh's disk_below).
 
 # disk_of BDF WHAT: waits for the disk below BDF (WHAT, in the failure) and
 # prints it. A USB stick or a SCSI disk comes a few seconds after its
 # controller's driver binds.
 disk_of() {
-	wait_until 60 blockdev_of "$1" >/dev/null || kind_fail "no disk behind $2 after 60 s"
-	blockdev_of "$1"
+	wait_until 60 disk_below "$1" >/dev/null || kind_fail "no disk behind $2 after 60 s"
+	disk_below "$1"
 }
 
 # disk_sum DEV WHAT: sets read_sum to the md5 of the first 64 MiB of DEV,
