@@ -19,8 +19,9 @@ shadow_irqs() {
 
 say "Two QEMU machines (console node0 and node1; smartio calls them node 1"
 say "and node 2) are cabled through an emulated PCIe non-transparent bridge."
-say "Node 2 lends its NVMe; this node, node 1, borrows it and drives it with"
-say "Linux's stock nvme driver, then gives it back."
+say "Node 2 lends its NVMe, then its SATA controller; this node, node 1,"
+say "borrows each and drives it with Linux's stock driver (nvme, ahci), then"
+say "gives it back."
 
 step "load smartio and wait for node 2 across the NTB"
 demo_load
