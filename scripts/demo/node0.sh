@@ -17,6 +17,22 @@ shadow_irqs() {
 		/proc/interrupts
 }
 
+# write_read_back DEV WHAT: writes 64 MiB of random data to the block
+# device DEV (WHAT, in the failure), reads them back and says both
+# checksums; prints the md5 line of what was written.
+write_read_back() {
+	dd if=/dev/urandom of=/tmp/data bs=1M count=64 2>/dev/null
+	written=$(md5sum </tmp/data)
+	show dd if=/tmp/data of="$1" bs=1M oflag=direct >&2
+	rm /tmp/data
+	back=$(blockdev_sum "$1")
+	say "written: md5 ${written%% *}" >&2
+	say "read:    md5 ${back%% *}" >&2
+	[ "$back" = "$written" ] || fail "$2 read back other data"
+	say "the same" >&2
+	echo "$written"
+}
+
 say "Two QEMU machines (console node0 and node1; smartio calls them node 1"
 say "and node 2) are cabled through an emulated PCIe non-transparent bridge."
 say "Node 2 lends its NVMe, then its SATA controller; this node, node 1,"
@@ -49,15 +65,7 @@ say "for it in the NTB's window; its MSI-X messages reach node 1's CPUs."
 say "smartio set the windows up at the borrow; no message crosses per I/O."
 
 step "write 64 MiB of random data to it, read them back, compare checksums"
-dd if=/dev/urandom of=/tmp/data bs=1M count=64 2>/dev/null
-sum=$(md5sum </tmp/data)
-show dd if=/tmp/data of="$dev" bs=1M oflag=direct
-rm /tmp/data
-back=$(blockdev_sum "$dev")
-say "written: md5 ${sum%% *}"
-say "read:    md5 ${back%% *}"
-[ "$back" = "$sum" ] || fail "the borrowed NVMe read back other data"
-say "the same"
+sum=$(write_read_back "$dev" "the borrowed NVMe")
 
 step "fio: 5 s of 4 KiB random reads, queue depth 16"
 irqs=$(shadow_irqs)
@@ -90,15 +98,7 @@ disk=$(disk_below "$sata")
 say "node 2's AHCI is $sata here; the stock ahci driver bound to it and"
 say "found its disk, $disk: command lists, FISes and data cross the NTB"
 say "by DMA, its MSI message reaches this node's CPUs."
-dd if=/dev/urandom of=/tmp/data bs=1M count=64 2>/dev/null
-sata_sum=$(md5sum </tmp/data)
-show dd if=/tmp/data of="$disk" bs=1M oflag=direct
-rm /tmp/data
-back=$(blockdev_sum "$disk")
-say "written: md5 ${sata_sum%% *}"
-say "read:    md5 ${back%% *}"
-[ "$back" = "$sata_sum" ] || fail "the borrowed SATA disk read back other data"
-say "the same"
+sata_sum=$(write_read_back "$disk" "the borrowed SATA disk")
 show smartioctl return "$sata_fdid"
 not_present "$sata" || fail "$sata is still there after the return"
 vmctl put sata-sum "$sata_sum"

@@ -78,6 +78,14 @@ load_kind() {
 	done
 }
 
+# kind_ready PEER: a node's start: the kind's modules and smartio's loaded,
+# and node PEER joined across the NTB.
+kind_ready() {
+	load_kind
+	load_lend
+	wait_until 30 joined "$1" || { show_adapters; kind_fail "node $1 never joined"; }
+}
+
 # pci_id BDF: vendor:device of the PCI function BDF (1b36:0010), or none.
 pci_id() {
 	d=/sys/bus/pci/devices/$1

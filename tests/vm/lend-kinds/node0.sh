@@ -13,9 +13,7 @@ set -eu
 . ./storage.sh
 . ./nic.sh
 
-load_kind
-load_lend
-wait_until 30 joined 2 || { show_adapters; kind_fail "node 2 never joined"; }
+kind_ready 2
 step available
 fdid=$(vmctl get fdid)
 

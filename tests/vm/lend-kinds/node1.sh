@@ -12,9 +12,7 @@ set -eu
 . ./storage.sh
 . ./nic.sh
 
-load_kind
-load_lend
-wait_until 30 joined 1 || { show_adapters; kind_fail "node 1 never joined"; }
+kind_ready 1
 bdf=$(lent_function)
 wait_until 30 bound "$bdf" || kind_fail "node 2's own $DRIVER does not drive $bdf ($(driver_of "$bdf"))"
 case $CLASS in
