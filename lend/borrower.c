@@ -178,6 +178,9 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 		if (ret == -EADDRINUSE)
 			NL_SET_ERR_MSG(extack,
 				       "this node's NTB driver holds its window BARs busy: a borrowed device's driver could not claim its BARs");
+		else if (ret == -ENXIO)
+			NL_SET_ERR_MSG(extack,
+				       "a BAR of the device cannot be mapped on this node (the kernel log says which and why)");
 		else
 			NL_SET_ERR_MSG(extack, "cannot create the shadow device");
 		smartio_borrower_send_return(sh->lender, fdid);

@@ -122,7 +122,11 @@ struct smartio_config_write {
  * @bar_phys: Where each window is.
  * @bar_size: Each BAR's size, 0 for none.
  * @bar_mask: Writable bits of each BAR register (sizing).
- * @windows: The bus's windows, one per BAR.
+ * @windows: The bus's memory windows, in our resource tree: one per run
+ *	of BARs contiguous in both our address space and the bus's (a
+ *	single BAR mostly; adjacent BARs sharing a LUT slot make one).
+ * @window_offset: Each window's address in ours less its bus address.
+ * @nr_windows: How many of @windows there are.
  * @busn: The bus's bus number range.
  * @sysdata: The bus's x86 sysdata: its domain, and @ntb as the device
  *	that does its DMA (VMD style).
@@ -150,6 +154,8 @@ struct smartio_shadow {
 	u64 bar_size[PCI_STD_NUM_BARS];
 	u32 bar_mask[PCI_STD_NUM_BARS];
 	struct resource windows[PCI_STD_NUM_BARS];
+	resource_size_t window_offset[PCI_STD_NUM_BARS];
+	int nr_windows;
 	struct resource busn;
 	struct pci_sysdata sysdata;
 	struct fwnode_handle *fwnode;

@@ -37,8 +37,10 @@
 #include <linux/iommu.h>
 #include <linux/irq.h>
 #include <linux/irqdomain.h>
+#include <linux/log2.h>
 #include <linux/msi.h>
 #include <linux/pci.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <asm/irq_remapping.h>
 #include <asm/unaligned.h>
@@ -405,7 +407,7 @@ static dma_addr_t smartio_shadow_map(struct device *dev, phys_addr_t phys,
 	if (READ_ONCE(sh->lost))
 		return DMA_MAPPING_ERROR;
 	if (sh->iova) {
-		bus = smartio_iova_map(sh->iova, phys, size, prot);
+		bus = smartio_iova_map(sh->iova, sh, phys, size, prot);
 		if (bus == DMA_MAPPING_ERROR)
 			return DMA_MAPPING_ERROR;
 	}
@@ -421,7 +423,7 @@ static dma_addr_t smartio_shadow_map(struct device *dev, phys_addr_t phys,
 
 err_unmap:
 	if (sh->iova)
-		smartio_iova_unmap(sh->iova, bus, size);
+		smartio_iova_unmap(sh->iova, sh, bus, size);
 	return DMA_MAPPING_ERROR;
 }
 
@@ -431,8 +433,8 @@ static void smartio_shadow_unmap(struct device *dev, dma_addr_t addr,
 	struct smartio_shadow *sh = smartio_shadow_of(dev);
 
 	if (sh->iova)
-		smartio_iova_unmap(sh->iova, addr - sh->dma_base + sh->dma_addr,
-				   size);
+		smartio_iova_unmap(sh->iova, sh,
+				   addr - sh->dma_base + sh->dma_addr, size);
 }
 
 static dma_addr_t smartio_shadow_map_page(struct device *dev,
@@ -470,7 +472,7 @@ static void smartio_shadow_unmap_sg(struct device *dev,
 
 	/* All of RAM in the window: nothing was mapped. */
 	if (sh->iova)
-		smartio_iova_unmap_sg(sh->iova, sgl, nents,
+		smartio_iova_unmap_sg(sh->iova, sh, sgl, nents,
 				      smartio_shadow_dma_offset(sh));
 }
 
@@ -516,14 +518,14 @@ static int smartio_shadow_map_sg(struct device *dev, struct scatterlist *sgl,
 	if (READ_ONCE(sh->lost))
 		return -EIO;
 	if (sh->iova) {
-		ret = smartio_iova_map_sg(sh->iova, sgl, nents, prot,
+		ret = smartio_iova_map_sg(sh->iova, sh, sgl, nents, prot,
 					  dma_get_seg_boundary(dev),
 					  smartio_shadow_dma_offset(sh));
 		if (ret)
 			return ret;
 		if (smartio_shadow_dma_last(sh) > dma_get_mask(dev) &&
 		    !smartio_shadow_sg_reachable(dev, sh, sgl, nents)) {
-			smartio_iova_unmap_sg(sh->iova, sgl, nents,
+			smartio_iova_unmap_sg(sh->iova, sh, sgl, nents,
 					      smartio_shadow_dma_offset(sh));
 			return -EIO;
 		}
@@ -627,11 +629,27 @@ static const struct dma_map_ops smartio_shadow_dma_ops = {
 };
 
 /*
- * The IOMMU code clears a device's DMA ops when it releases it, as the
- * device leaves its bus; the driver may still free coherent memory after
- * that (nvme does, when its controller is released). Our ops must stay:
- * restore them once every other REMOVED_DEVICE handler has run.
+ * Unmaps what is still mapped for @sh's device in the IOVA window, and
+ * says so on @dev. A driver may let go of its device with buffers mapped
+ * (virtio_scsi its event buffers: vring_del_virtqueue() does not unmap
+ * what the device holds), which a device's own IOMMU domain would take
+ * with it; the IOVA window is the NTB's and stays, and the device could
+ * reach pages this node frees and gives to anyone. Drivers do this
+ * legitimately: an info line, not a warning.
  */
+static void smartio_shadow_dma_reclaim(struct smartio_shadow *sh,
+				       struct device *dev)
+{
+	unsigned long pages, ranges;
+
+	if (!sh->iova)
+		return;
+	pages = smartio_iova_unmap_owner(sh->iova, sh, &ranges);
+	if (pages)
+		dev_info(dev, "fdid %x: its driver left %lu pages mapped for the device, in %lu ranges: unmapped, the device reaches them no more\n",
+			 sh->fdid, pages, ranges);
+}
+
 /**
  * smartio_shadow_is() - Is @pdev the shadow of a borrowed function?
  * @pdev: A PCI function of this node.
@@ -644,14 +662,33 @@ bool smartio_shadow_is(const struct pci_dev *pdev)
 	       &smartio_shadow_pci_ops;
 }
 
+/*
+ * When a driver lets go of a shadow device (unbound, or its probe
+ * failed), what it left mapped for the device is unmapped: before the
+ * device goes (returned, its lender lost, reclaimed) or another driver
+ * binds.
+ *
+ * The IOMMU code clears a device's DMA ops when it releases it, as the
+ * device leaves its bus; the driver may still free coherent memory after
+ * that (nvme does, when its controller is released). Our ops must stay:
+ * restore them once every other REMOVED_DEVICE handler has run.
+ */
 static int smartio_shadow_bus_event(struct notifier_block *nb,
 				    unsigned long action, void *data)
 {
 	struct device *dev = data;
 
-	if (action == BUS_NOTIFY_REMOVED_DEVICE &&
-	    to_pci_dev(dev)->bus->ops == &smartio_shadow_pci_ops)
+	if (to_pci_dev(dev)->bus->ops != &smartio_shadow_pci_ops)
+		return NOTIFY_DONE;
+	switch (action) {
+	case BUS_NOTIFY_UNBOUND_DRIVER:
+	case BUS_NOTIFY_DRIVER_NOT_BOUND:
+		smartio_shadow_dma_reclaim(smartio_shadow_of(dev), dev);
+		break;
+	case BUS_NOTIFY_REMOVED_DEVICE:
 		set_dma_ops(dev, &smartio_shadow_dma_ops);
+		break;
+	}
 	return NOTIFY_DONE;
 }
 
@@ -698,25 +735,76 @@ static bool smartio_shadow_claimable(resource_size_t start, u64 size)
 	return true;
 }
 
-/* Maps the lender's BARs through our windows. */
+/*
+ * Why the shadow cannot have BAR @i of @resp, which the lender sent with
+ * @size (not 0), or NULL if it can. The lender sends memory BARs only,
+ * with the sizes their registers give; anything else would make sizing
+ * (bar_mask) or the bus address of the window wrong. @upper: BAR @i is
+ * the upper half of the 64-bit BAR before it.
+ */
+static const char *smartio_shadow_bar_invalid(const u8 *cfg, int i, u64 addr,
+					      u64 size, bool upper)
+{
+	u32 bar = get_unaligned_le32(&cfg[PCI_BASE_ADDRESS_0 + 4 * i]);
+
+	if (upper)
+		return "it is the upper half of a 64-bit BAR";
+	if (bar & PCI_BASE_ADDRESS_SPACE_IO)
+		return "its register says I/O space";
+	if (!is_power_of_2(size) || size < 16)
+		return "its size is not one a BAR can have";
+	if (!smartio_shadow_bar_is64(cfg, i) && size > SZ_2G)
+		return "it is too large for a 32-bit BAR";
+	if (addr + size - 1 < addr)
+		return "it wraps around the lender's address space";
+	return NULL;
+}
+
+/*
+ * Maps the lender's memory BARs through our windows. A BAR that cannot be
+ * mapped refuses the borrow with one message (its driver would find it
+ * missing or wrong); an I/O BAR, which the lender does not send (the
+ * fabric carries memory accesses only), is hidden with one.
+ */
 static int smartio_shadow_map_bars(struct smartio_shadow *sh,
 				   const struct smartio_borrow_resp *resp)
 {
+	bool upper = false;
 	int i;
 
 	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
 		u64 addr = le64_to_cpu(resp->bars[i].addr);
 		u64 size = le64_to_cpu(resp->bars[i].size);
-		struct resource *res = &sh->windows[i];
+		u32 bar = get_unaligned_le32(&resp->config[PCI_BASE_ADDRESS_0 +
+							   4 * i]);
+		bool this_upper = upper;
+		const char *why;
 
-		if (!size)
+		/* Whether sent or not: its upper half holds no flags. */
+		upper = !this_upper && smartio_shadow_bar_is64(resp->config, i);
+		if (!size) {
+			if (!this_upper && (bar & PCI_BASE_ADDRESS_SPACE_IO) &&
+			    (bar & PCI_BASE_ADDRESS_IO_MASK))
+				dev_info(&sh->ntb->dev,
+					 "fdid %x: BAR %d is I/O space, which does not cross the fabric: hidden from its driver\n",
+					 sh->fdid, i);
 			continue;
+		}
+		why = smartio_shadow_bar_invalid(resp->config, i, addr, size,
+						 this_upper);
+		if (why) {
+			dev_err(&sh->ntb->dev,
+				"fdid %x: BAR %d (%#llx+%#llx) cannot be mapped: %s\n",
+				sh->fdid, i, addr, size, why);
+			return -ENXIO;
+		}
 		sh->bar_win[i] = smartio_remote_map(sh->lender, addr, size);
 		if (IS_ERR(sh->bar_win[i])) {
-			int ret = PTR_ERR(sh->bar_win[i]);
-
+			dev_err(&sh->ntb->dev,
+				"fdid %x: BAR %d (%#llx+%#llx) cannot be mapped: no window of ours leads there (%pe)\n",
+				sh->fdid, i, addr, size, sh->bar_win[i]);
 			sh->bar_win[i] = NULL;
-			return ret;
+			return -ENXIO;
 		}
 		sh->bar_phys[i] = smartio_remote_phys(sh->bar_win[i]);
 		sh->bar_size[i] = size;
@@ -727,10 +815,6 @@ static int smartio_shadow_map_bars(struct smartio_shadow *sh,
 				dev_driver_string(&sh->ntb->dev));
 			return -EADDRINUSE;
 		}
-		res->name = "smartio shadow BAR";
-		res->start = sh->bar_phys[i];
-		res->end = res->start + size - 1;
-		res->flags = IORESOURCE_MEM;
 	}
 	return 0;
 }
@@ -746,6 +830,108 @@ static void smartio_shadow_unmap_bars(struct smartio_shadow *sh)
 }
 
 /*
+ * Merges two windows of @sh where one ends right where the other starts
+ * with the same offset; returns whether it did. The PCI core coalesces
+ * such windows when it registers the bus (pci_register_host_bridge()):
+ * it empties the first and releases it from the resource tree. Two
+ * adjacent BARs do that: without an IOMMU the lender grants each at its
+ * bus address, and our LUT maps adjacent ranges through one slot. Merged
+ * here, the core finds nothing to coalesce and every window it gets is
+ * one we inserted and release ourselves.
+ */
+static bool smartio_shadow_merge_windows(struct smartio_shadow *sh)
+{
+	int i, j;
+
+	for (i = 0; i < sh->nr_windows; i++) {
+		for (j = 0; j < sh->nr_windows; j++) {
+			struct resource *a = &sh->windows[i];
+			struct resource *b = &sh->windows[j];
+			int last = sh->nr_windows - 1;
+
+			if (i == j || a->end + 1 != b->start ||
+			    sh->window_offset[i] != sh->window_offset[j])
+				continue;
+			a->end = b->end;
+			sh->windows[j] = sh->windows[last];
+			sh->window_offset[j] = sh->window_offset[last];
+			sh->nr_windows--;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The bus's windows: one per BAR, merged where contiguous, inserted in
+ * our resource tree (under the NTB's BAR they lie in), as a host
+ * bridge's are: the PCI core and the driver's claims then find them
+ * where they are, in /proc/iomem too. Needs @sh's config (bus addresses).
+ */
+static int smartio_shadow_insert_windows(struct smartio_shadow *sh)
+{
+	int i, j, ret;
+
+	sh->nr_windows = 0;
+	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
+		struct resource *res = &sh->windows[sh->nr_windows];
+		u64 start = sh->bar_phys[i];
+		u64 end = start + sh->bar_size[i] - 1;
+
+		if (!sh->bar_size[i])
+			continue;
+		for (j = 0; j < sh->nr_windows; j++) {
+			if (start > sh->windows[j].end || end < sh->windows[j].start)
+				continue;
+			dev_err(&sh->ntb->dev,
+				"fdid %x: BAR %d cannot be mapped: our window onto it, %#llx-%#llx, overlaps another BAR's, %pR\n",
+				sh->fdid, i, start, end, &sh->windows[j]);
+			sh->nr_windows = 0;
+			return -ENXIO;
+		}
+		*res = (struct resource) {
+			.name = "smartio shadow BARs",
+			.start = start,
+			.end = end,
+			.flags = IORESOURCE_MEM,
+		};
+		sh->window_offset[sh->nr_windows] =
+			start - smartio_shadow_bar_bus(sh->config, i);
+		sh->nr_windows++;
+	}
+	while (smartio_shadow_merge_windows(sh))
+		;
+	for (i = 0; i < sh->nr_windows; i++) {
+		ret = insert_resource(&iomem_resource, &sh->windows[i]);
+		if (ret) {
+			dev_err(&sh->ntb->dev,
+				"fdid %x: its BARs cannot be mapped: our window onto them, %pR, conflicts with a resource of this node's\n",
+				sh->fdid, &sh->windows[i]);
+			goto err_release;
+		}
+	}
+	return 0;
+
+err_release:
+	while (i--)
+		release_resource(&sh->windows[i]);
+	sh->nr_windows = 0;
+	return -ENXIO;
+}
+
+/* Undoes smartio_shadow_insert_windows(). */
+static void smartio_shadow_release_windows(struct smartio_shadow *sh)
+{
+	int i;
+
+	/* Only windows still in the tree: the core may have let one go. */
+	for (i = 0; i < sh->nr_windows; i++)
+		if (sh->windows[i].parent)
+			release_resource(&sh->windows[i]);
+	sh->nr_windows = 0;
+}
+
+/*
  * The host bridge is released once the shadow device is (a driver may
  * hold it after its removal): the sysdata, MSI domain and windows go then.
  */
@@ -754,7 +940,10 @@ static void smartio_shadow_release(struct pci_host_bridge *bridge)
 	struct smartio_shadow *sh = bridge->release_data;
 
 	smartio_shadow_msi_exit(sh);
+	smartio_shadow_release_windows(sh);
 	smartio_shadow_unmap_bars(sh);
+	/* Whatever was mapped for it since its driver let go. */
+	smartio_shadow_dma_reclaim(sh, &sh->ntb->dev);
 	smartio_iova_window_put(sh->iova);
 	pci_dev_put(sh->ntb);
 	kfree(sh);
@@ -785,24 +974,25 @@ int smartio_shadow_create(struct smartio_shadow *sh,
 	if (ret)
 		goto err_bars;
 	smartio_shadow_config_init(sh, resp);
+	ret = smartio_shadow_insert_windows(sh);
+	if (ret)
+		goto err_bars;
 
 	sh->sysdata.domain = smartio_shadow_free_domain();
 	sh->sysdata.node = dev_to_node(&sh->ntb->dev);
 	sh->sysdata.vmd_dev = sh->ntb;
 	ret = smartio_shadow_msi_init(sh);
 	if (ret)
-		goto err_bars;
+		goto err_windows;
 
 	sh->busn.name = "smartio shadow bus";
 	sh->busn.start = 0;
 	sh->busn.end = 0;
 	sh->busn.flags = IORESOURCE_BUS | IORESOURCE_PCI_FIXED;
 	pci_add_resource(&resources, &sh->busn);
-	for (i = 0; i < PCI_STD_NUM_BARS; i++)
-		if (sh->bar_size[i])
-			pci_add_resource_offset(&resources, &sh->windows[i],
-						sh->bar_phys[i] -
-						smartio_shadow_bar_bus(sh->config, i));
+	for (i = 0; i < sh->nr_windows; i++)
+		pci_add_resource_offset(&resources, &sh->windows[i],
+					sh->window_offset[i]);
 
 	sh->bus = pci_create_root_bus(&sh->ntb->dev, 0,
 				      &smartio_shadow_pci_ops, &sh->sysdata,
@@ -846,6 +1036,8 @@ err_bus:
 	put_device(&bridge->dev);
 err_msi:
 	smartio_shadow_msi_exit(sh);
+err_windows:
+	smartio_shadow_release_windows(sh);
 err_bars:
 	smartio_shadow_unmap_bars(sh);
 	return ret;

@@ -11,7 +11,10 @@
  * exists, so the NTB's own mappings (segments, rings) and ours never
  * meet. Pages are mapped straight into the NTB's IOMMU domain with IOVAs
  * from an allocator of our own, in any context, with no message to
- * anyone.
+ * anyone. The window is shared by every device borrowed through the NTB,
+ * so it records who mapped each range (a slot per page): what a device's
+ * driver leaves mapped is unmapped when the device goes, as a device's
+ * own IOMMU domain would go with it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,6 +36,21 @@ module_param(iova_window_mb, uint, 0444);
 MODULE_PARM_DESC(iova_window_mb,
 		 "Size of an NTB's IOVA window, where local pages are mapped for peers' devices when the NTB is behind a translating IOMMU domain (MiB, default 256)");
 
+/*
+ * Who mapped the IOVA range that starts at a page of the window, so that
+ * what an owner (a borrowed device's shadow) leaves mapped is unmapped
+ * when it goes: the window is the NTB's, shared by every device borrowed
+ * through it, and does not go with the device as a device's own IOMMU
+ * domain would. Only a range's first page has its slot set; a range
+ * mapped with no owner (a grant, whose owner revokes it) has none.
+ * Setting and claiming a slot are a store and a cmpxchg(): no lock and
+ * no allocation per map.
+ */
+struct smartio_iova_slot {
+	unsigned long owner;		/* 0: none */
+	unsigned long pages;		/* the range's, holes included */
+};
+
 struct smartio_iova_window {
 	struct kref ref;
 	struct device *dev;		/* the NTB, referenced */
@@ -43,6 +61,8 @@ struct smartio_iova_window {
 	u64 old_bus_dma_limit;
 	atomic_long_t pages;		/* mapped for peers' devices */
 	unsigned long held;		/* at the base: a receive area */
+	struct smartio_iova_slot *slots;	/* one per page from @base */
+	unsigned long nr_slots;
 };
 
 /**
@@ -74,9 +94,15 @@ int smartio_iova_window_create(struct smartio_adapter *ad)
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
 	if (!w)
 		return -ENOMEM;
+	w->nr_slots = size >> PAGE_SHIFT;
+	w->slots = kvcalloc(w->nr_slots, sizeof(*w->slots), GFP_KERNEL);
+	if (!w->slots) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
 	ret = iova_cache_get();
 	if (ret)
-		goto err_free;
+		goto err_slots;
 	init_iova_domain(&w->iovad, PAGE_SIZE, SMARTIO_IOVA_BASE >> PAGE_SHIFT);
 	ret = iova_domain_init_rcaches(&w->iovad);
 	if (ret)
@@ -95,6 +121,8 @@ int smartio_iova_window_create(struct smartio_adapter *ad)
 err_iovad:
 	put_iova_domain(&w->iovad);
 	iova_cache_put();
+err_slots:
+	kvfree(w->slots);
 err_free:
 	kfree(w);
 	return ret;
@@ -110,6 +138,7 @@ static void smartio_iova_window_release(struct kref *ref)
 	put_iova_domain(&w->iovad);
 	iova_cache_put();
 	put_device(w->dev);
+	kvfree(w->slots);
 	kfree(w);
 }
 
@@ -296,9 +325,125 @@ void smartio_iova_window_put(struct smartio_iova_window *w)
 }
 EXPORT_SYMBOL_GPL(smartio_iova_window_put);
 
+/* The slot of the range starting at window address @iova, or NULL. */
+static struct smartio_iova_slot *smartio_iova_slot(struct smartio_iova_window *w,
+						   dma_addr_t iova)
+{
+	u64 idx = (iova - w->base) >> PAGE_SHIFT;
+
+	if (iova < w->base || idx >= w->nr_slots)
+		return NULL;
+	return &w->slots[idx];
+}
+
+/* Records @owner's range of @pages at @iova, just mapped. */
+static void smartio_iova_own(struct smartio_iova_window *w, const void *owner,
+			     dma_addr_t iova, unsigned long pages)
+{
+	struct smartio_iova_slot *slot = smartio_iova_slot(w, iova);
+
+	if (!owner || WARN_ON_ONCE(!slot))
+		return;
+	slot->pages = pages;
+	/* Whoever claims the slot (cmpxchg()) finds @pages set. */
+	smp_store_release(&slot->owner, (unsigned long)owner);
+}
+
+/*
+ * Takes @owner's range at @iova out of its record, for the one caller
+ * who unmaps it: true, with @pages set to the range's, if it was
+ * @owner's; false if it is not, or no longer (unmapped when its owner
+ * left: a driver may free its memory after that, nvme's coherent
+ * memory when its controller is released).
+ */
+static bool smartio_iova_disown(struct smartio_iova_window *w,
+				const void *owner, dma_addr_t iova,
+				unsigned long *pages)
+{
+	struct smartio_iova_slot *slot = smartio_iova_slot(w, iova);
+
+	if (!slot || cmpxchg(&slot->owner, (unsigned long)owner, 0) !=
+		     (unsigned long)owner)
+		return false;
+	*pages = slot->pages;
+	return true;
+}
+
+/*
+ * Unmaps what is mapped of the range of @pages at @iova, found in the
+ * page table (a scatterlist's range has holes, and an IOMMU driver may
+ * refuse to unmap what is not mapped), and flushes the IOTLB. Returns
+ * the pages it unmapped.
+ */
+static unsigned long smartio_iova_unmap_range(struct smartio_iova_window *w,
+					      dma_addr_t iova,
+					      unsigned long pages)
+{
+	struct iommu_iotlb_gather gather;
+	unsigned long i, run = 0, done = 0;
+
+	iommu_iotlb_gather_init(&gather);
+	for (i = 0; i <= pages; i++) {
+		if (i < pages &&
+		    iommu_iova_to_phys(w->domain, iova + i * PAGE_SIZE)) {
+			run++;
+			continue;
+		}
+		if (run)
+			iommu_unmap_fast(w->domain, iova + (i - run) * PAGE_SIZE,
+					 run * PAGE_SIZE, &gather);
+		done += run;
+		run = 0;
+	}
+	iommu_iotlb_sync(w->domain, &gather);
+	return done;
+}
+
+/**
+ * smartio_iova_unmap_owner() - Unmap what an owner left mapped in a window.
+ * @w: The window.
+ * @owner: The owner given to the maps, going away (a borrowed device's
+ *	shadow, whose driver let go of it).
+ * @ranges: Set to the number of ranges it had left mapped.
+ *
+ * The window outlives the owner and its mappings would outlive it too:
+ * the device could still reach memory its driver freed, which this node
+ * may have given to anyone since. Every range @owner mapped and did not
+ * unmap is unmapped, the IOTLB flushed and its addresses freed; an unmap
+ * of one of them afterwards does nothing. Maps by @owner meanwhile are
+ * its caller's to prevent.
+ *
+ * Context: Any; walks a slot per page of the window.
+ * Return: The pages that were still mapped for @owner.
+ */
+unsigned long smartio_iova_unmap_owner(struct smartio_iova_window *w,
+				       const void *owner,
+				       unsigned long *ranges)
+{
+	unsigned long i, pages, unmapped = 0;
+	dma_addr_t iova;
+
+	*ranges = 0;
+	for (i = 0; i < w->nr_slots; i++) {
+		if (READ_ONCE(w->slots[i].owner) != (unsigned long)owner)
+			continue;
+		iova = w->base + ((dma_addr_t)i << PAGE_SHIFT);
+		if (!smartio_iova_disown(w, owner, iova, &pages))
+			continue;
+		unmapped += smartio_iova_unmap_range(w, iova, pages);
+		free_iova_fast(&w->iovad, iova >> PAGE_SHIFT, pages);
+		(*ranges)++;
+	}
+	atomic_long_sub(unmapped, &w->pages);
+	return unmapped;
+}
+EXPORT_SYMBOL_GPL(smartio_iova_unmap_owner);
+
 /**
  * smartio_iova_map() - Map a local range into an IOVA window.
  * @w: The window.
+ * @owner: Who maps it, for smartio_iova_unmap_owner() (a shadow), or
+ *	NULL for none.
  * @phys: Start of the range.
  * @size: Bytes.
  * @prot: IOMMU_READ and/or IOMMU_WRITE (peers' reads and writes), and
@@ -310,8 +455,8 @@ EXPORT_SYMBOL_GPL(smartio_iova_window_put);
  * Return: The inbound address of @phys, or DMA_MAPPING_ERROR when the
  * window is full.
  */
-dma_addr_t smartio_iova_map(struct smartio_iova_window *w, phys_addr_t phys,
-			    size_t size, int prot)
+dma_addr_t smartio_iova_map(struct smartio_iova_window *w, const void *owner,
+			    phys_addr_t phys, size_t size, int prot)
 {
 	unsigned long off = offset_in_page(phys);
 	unsigned long pages = PAGE_ALIGN(off + size) >> PAGE_SHIFT;
@@ -329,6 +474,7 @@ dma_addr_t smartio_iova_map(struct smartio_iova_window *w, phys_addr_t phys,
 		return DMA_MAPPING_ERROR;
 	}
 	atomic_long_add(pages, &w->pages);
+	smartio_iova_own(w, owner, iova, pages);
 	return iova + off;
 }
 EXPORT_SYMBOL_GPL(smartio_iova_map);
@@ -336,18 +482,22 @@ EXPORT_SYMBOL_GPL(smartio_iova_map);
 /**
  * smartio_iova_unmap() - Undo smartio_iova_map().
  * @w: The window.
+ * @owner: As given to it.
  * @addr: The address it returned.
  * @size: The size it was given.
  *
- * Any context. Peers' accesses to the range fault from now on.
+ * Any context. Peers' accesses to the range fault from now on. Nothing
+ * happens if @owner's range was unmapped by smartio_iova_unmap_owner().
  */
-void smartio_iova_unmap(struct smartio_iova_window *w, dma_addr_t addr,
-			size_t size)
+void smartio_iova_unmap(struct smartio_iova_window *w, const void *owner,
+			dma_addr_t addr, size_t size)
 {
 	unsigned long off = offset_in_page(addr);
 	unsigned long pages = PAGE_ALIGN(off + size) >> PAGE_SHIFT;
 	dma_addr_t iova = addr - off;
 
+	if (owner && !smartio_iova_disown(w, owner, iova, &pages))
+		return;
 	iommu_unmap(w->domain, iova, pages << PAGE_SHIFT);
 	free_iova_fast(&w->iovad, iova >> PAGE_SHIFT, pages);
 	atomic_long_sub(pages, &w->pages);
@@ -452,6 +602,7 @@ static int smartio_iova_map_run(struct iommu_domain *domain,
 /**
  * smartio_iova_map_sg() - Map a scatterlist into an IOVA window, in one range.
  * @w: The window.
+ * @owner: As for smartio_iova_map().
  * @sgl: The list. Each entry's DMA address is set to the inbound address
  *	of its first byte plus @offset, its DMA length to its length.
  * @nents: Its entries, at least one.
@@ -471,7 +622,7 @@ static int smartio_iova_map_run(struct iommu_domain *domain,
  * Return: 0, or -ENOMEM when the window is full or a page table cannot be
  * allocated.
  */
-int smartio_iova_map_sg(struct smartio_iova_window *w,
+int smartio_iova_map_sg(struct smartio_iova_window *w, const void *owner,
 			struct scatterlist *sgl, int nents, int prot,
 			unsigned long mask, u64 offset)
 {
@@ -520,6 +671,7 @@ int smartio_iova_map_sg(struct smartio_iova_window *w,
 	if (w->domain->ops->iotlb_sync_map)
 		w->domain->ops->iotlb_sync_map(w->domain, iova, size);
 	atomic_long_add(pages + (run_len >> PAGE_SHIFT), &w->pages);
+	smartio_iova_own(w, owner, iova, size >> PAGE_SHIFT);
 	return 0;
 
 err:
@@ -536,20 +688,27 @@ EXPORT_SYMBOL_GPL(smartio_iova_map_sg);
 /**
  * smartio_iova_unmap_sg() - Undo smartio_iova_map_sg().
  * @w: The window.
+ * @owner: As given to it.
  * @sgl: The list it mapped.
  * @nents: As given to it.
  * @offset: As given to it.
  *
  * Any context. Peers' accesses to the list's pages fault once this
- * returns: the IOTLB is flushed before the range is free again.
+ * returns: the IOTLB is flushed before the range is free again. Nothing
+ * happens if @owner's range was unmapped by smartio_iova_unmap_owner().
  */
-void smartio_iova_unmap_sg(struct smartio_iova_window *w,
+void smartio_iova_unmap_sg(struct smartio_iova_window *w, const void *owner,
 			   struct scatterlist *sgl, int nents, u64 offset)
 {
 	dma_addr_t start = (sg_dma_address(sgl) - offset) & PAGE_MASK;
-	dma_addr_t end = smartio_iova_unmap_entries(w, sgl, nents, offset);
+	unsigned long pages;
+	dma_addr_t end;
 
-	free_iova_fast(&w->iovad, start >> PAGE_SHIFT,
-		       (end - start) >> PAGE_SHIFT);
+	if (owner && !smartio_iova_disown(w, owner, start, &pages))
+		return;
+	end = smartio_iova_unmap_entries(w, sgl, nents, offset);
+	if (!owner)
+		pages = (end - start) >> PAGE_SHIFT;
+	free_iova_fast(&w->iovad, start >> PAGE_SHIFT, pages);
 }
 EXPORT_SYMBOL_GPL(smartio_iova_unmap_sg);

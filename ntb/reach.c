@@ -609,7 +609,7 @@ void smartio_window_revoke(struct smartio_grant *g)
 	if (!g->ad)
 		return;
 	if (g->iova) {
-		smartio_iova_unmap(g->iova, g->peer_addr, g->size);
+		smartio_iova_unmap(g->iova, NULL, g->peer_addr, g->size);
 		smartio_iova_window_put(g->iova);
 		g->iova = NULL;
 	}

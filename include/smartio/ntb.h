@@ -103,15 +103,18 @@ struct scatterlist;
 struct smartio_iova_window *smartio_iova_window_get(u16 node_id, u64 *base,
 						    u64 *size);
 void smartio_iova_window_put(struct smartio_iova_window *w);
-dma_addr_t smartio_iova_map(struct smartio_iova_window *w, phys_addr_t phys,
-			    size_t size, int prot);
-void smartio_iova_unmap(struct smartio_iova_window *w, dma_addr_t addr,
-			size_t size);
-int smartio_iova_map_sg(struct smartio_iova_window *w,
+dma_addr_t smartio_iova_map(struct smartio_iova_window *w, const void *owner,
+			    phys_addr_t phys, size_t size, int prot);
+void smartio_iova_unmap(struct smartio_iova_window *w, const void *owner,
+			dma_addr_t addr, size_t size);
+int smartio_iova_map_sg(struct smartio_iova_window *w, const void *owner,
 			struct scatterlist *sgl, int nents, int prot,
 			unsigned long mask, u64 offset);
-void smartio_iova_unmap_sg(struct smartio_iova_window *w,
+void smartio_iova_unmap_sg(struct smartio_iova_window *w, const void *owner,
 			   struct scatterlist *sgl, int nents, u64 offset);
+unsigned long smartio_iova_unmap_owner(struct smartio_iova_window *w,
+				       const void *owner,
+				       unsigned long *ranges);
 
 struct smartio_segment_conn;
 
