@@ -29,6 +29,11 @@ disk_sum() {
 storage_own() {
 	dev=$(disk_of "$1" "$1 (node 2's own $DRIVER, before lending)")
 	echo "node$NODE: $1's disk is $dev"
+	# A refused lending must leave the disk as it was: remember it.
+	if [ -n "$REFUSED" ]; then
+		disk_sum "$dev" "reading 64 MiB from $dev before lending"
+		own_sum=$read_sum
+	fi
 }
 
 # storage_borrowed SHADOW (node 1): 64 MiB of random data go to the disk
@@ -55,10 +60,15 @@ storage_borrowed() {
 }
 
 # storage_returned BDF (node 2, after the return): its own driver reads
-# from the disk behind BDF exactly what node 1 wrote.
+# from the disk behind BDF exactly what node 1 wrote (what it held before,
+# where lending was refused).
 storage_returned() {
 	dev=$(disk_of "$1" "$1 (node 2's own $DRIVER, after the return)")
-	sum=$(vmctl get sum)
+	if [ -n "$REFUSED" ]; then
+		sum=$own_sum
+	else
+		sum=$(vmctl get sum)
+	fi
 	disk_sum "$dev" "reading 64 MiB from $dev after the return"
 	echo "node$NODE: node 1 wrote md5 $sum, $dev holds $read_sum"
 	[ "$read_sum" = "$sum" ] || kind_fail "$dev on node 2 does not hold what node 1 wrote"
