@@ -28,6 +28,7 @@
 #include "qemu/error-report.h"
 #include "qemu/module.h"
 #include "qemu/bswap.h"
+#include "qemu/bitmap.h"
 #include "qapi/error.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/pci_bus.h"
@@ -238,6 +239,14 @@ struct SwitchtecNTBState {
     StxCtrl ctrl;
     StxCtrl absent_peer_ctrl;
 
+    /*
+     * Requesters whose dropped access was logged since the windows or the
+     * table last changed, under the cable's lock. A device whose entry is
+     * gone goes on moving its data 8 bytes at a time; one line per access
+     * would starve the vCPUs of the BQL and fill the disk.
+     */
+    DECLARE_BITMAP(drop_logged, 1 << 16);
+
     /* Doorbells and messages of our partition, under the BQL */
     uint64_t odb_mask, idb, idb_mask;
     uint8_t vec_map[64];
@@ -354,6 +363,7 @@ static void stx_ctrl_reset(SwitchtecNTBState *s, StxCtrl *c)
     memset(c->act_xlate, 0, sizeof(c->act_xlate));
     memset(c->act_lut, 0, sizeof(c->act_lut));
     memset(c->act_req_id, 0, sizeof(c->act_req_id));
+    bitmap_zero(s->drop_logged, 1 << 16);
     qemu_mutex_unlock(&s->cable.lock);
 }
 
@@ -440,6 +450,7 @@ static bool stx_ctrl_configure(SwitchtecNTBState *s, StxCtrl *c)
     for (i = 0; i < s->req_id_entries; i++) {
         c->act_req_id[i] = stx_get32(c->regs + CTRL_REQ_ID + 4 * i);
     }
+    bitmap_zero(s->drop_logged, 1 << 16);
     qemu_mutex_unlock(&s->cable.lock);
     return true;
 }
@@ -1145,8 +1156,8 @@ static const MemoryRegionOps stx_gas_ops = {
 
 /*
  * Translate an access at @off of @bar for @requester: the bus address on
- * the peer and the proxy devfn it goes out with. False (with a log line)
- * when the switch drops it.
+ * the peer and the proxy devfn it goes out with. False when the switch
+ * drops it, logged once per requester until the windows or table change.
  */
 static bool stx_translate(SwitchtecNTBState *s, int bar, hwaddr off,
                           uint16_t requester, uint64_t *wire)
@@ -1155,7 +1166,7 @@ static bool stx_translate(SwitchtecNTBState *s, int bar, hwaddr off,
     uint64_t lut, ws, size, x, bus = 0;
     unsigned part = STX_PARTITIONS, i;
     int entry = -1;
-    bool ok = false;
+    bool ok = false, log;
 
     qemu_mutex_lock(&s->cable.lock);
     ctl = s->ctrl.act_bar_ctl[bar];
@@ -1186,15 +1197,23 @@ static bool stx_translate(SwitchtecNTBState *s, int bar, hwaddr off,
             break;
         }
     }
+    log = (!ok || part != stx_peer_part(s) || entry < 0) &&
+          !test_and_set_bit(requester, s->drop_logged);
     qemu_mutex_unlock(&s->cable.lock);
 
     if (!ok || part != stx_peer_part(s)) {
+        if (!log) {
+            return false;
+        }
         qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: access at BAR%d + "
                       "0x%" HWADDR_PRIx " outside any open window, dropped\n",
                       TYPE_SWITCHTEC_NTB, s->port, bar, off);
         return false;
     }
     if (entry < 0) {
+        if (!log) {
+            return false;
+        }
         qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: requester "
                       "%02x:%02x.%x not in the requester ID table, access at "
                       "BAR%d + 0x%" HWADDR_PRIx " dropped\n",
