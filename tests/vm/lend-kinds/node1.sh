@@ -27,8 +27,8 @@ irqs_taken "$bdf" "node 2's own $DRIVER, before lending"
 fdid=$(lend "$bdf")
 vmctl put fdid "$fdid"
 step available
-case $CLASS in
-nic) nic_serve ;;
+case $CLASS:$REFUSED in
+nic:) nic_serve ;;
 esac
 step returned
 
