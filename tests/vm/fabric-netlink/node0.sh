@@ -74,6 +74,7 @@ nodes_unchanged
 # values outside a policy's range: ERANGE, as everywhere in netlink.
 expect_error EINVAL smartio-genl-send 2 1:u8:0 2:u16:9	# index too short
 expect_error ERANGE smartio-genl-send 2 1:u32:0 2:u16:0	# node id 0
+expect_error ERANGE smartio-genl-send 2 1:u32:0 2:u16:65535	# every node
 expect_error EINVAL smartio-genl-send 2 1:u32:0		# no node id
 expect_error EINVAL smartio-genl-send 2 1:u32:0 2:u16:9 9:u32:1	# unknown
 expect_error EINVAL smartio-genl-send -r 2 1:u32:0 2:u16:9	# reserved
