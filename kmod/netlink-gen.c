@@ -139,6 +139,7 @@ const struct genl_ops smartio_nl_ops[13] = {
 		.doit		= smartio_nl_node_ping_doit,
 		.policy		= smartio_node_ping_nl_policy,
 		.maxattr	= SMARTIO_A_PING_SIZE,
+		.flags		= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd		= SMARTIO_CMD_SEGMENT_GET,
