@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Private to the core module: the fabric registry (fabric.c) and the
- * netlink family (netlink.c) that shows it.
+ * Private to the core module: the fabric registry (fabric.c), the
+ * netlink family (netlink.c) that shows it, and the listing of devices
+ * unprivileged callers are answered from (device_cache.c).
  */
 #ifndef _SMARTIO_CORE_PRIV_H
 #define _SMARTIO_CORE_PRIV_H
@@ -41,6 +42,18 @@ struct smartio_fabric_adapter *smartio_fabric_node_find(u16 node_id);
 })
 
 struct sk_buff;
+struct netlink_ext_ack;
+struct smartio_device_info;
+struct smartio_lend_ops;
+
+/* device_cache.c: device-get for callers without CAP_NET_ADMIN. */
+int smartio_device_cache_next(const struct smartio_lend_ops *ops,
+			      u32 *cursor, struct smartio_device_info *info,
+			      bool refresh);
+int smartio_device_cache_get(const struct smartio_lend_ops *ops, u32 fdid,
+			     struct smartio_device_info *info,
+			     struct netlink_ext_ack *extack);
+void smartio_device_cache_drop(void);
 
 int smartio_nl_init(void);
 void *smartio_nl_put(struct sk_buff *skb, u32 portid, u32 seq, int flags,

@@ -7,10 +7,14 @@
  * registers struct smartio_lend_ops; these handlers check the request,
  * call it, and put its answer in a message. A command may wait for a
  * round trip to another node, so the ops are used under an rwsem of their
- * own, never under the fabric registry's locks.
+ * own, never under the fabric registry's locks. Only device-get may be
+ * asked by anyone; callers without CAP_NET_ADMIN are answered from a
+ * recent listing (device_cache.c), so that they cannot keep other nodes
+ * busy.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/rwsem.h>
 #include <net/genetlink.h>
 
@@ -36,6 +40,7 @@ int smartio_lend_register(const struct smartio_lend_ops *ops)
 		ret = -EBUSY;
 	else
 		smartio_lend_ops = ops;
+	smartio_device_cache_drop();
 	up_write(&smartio_lend_rwsem);
 	return ret;
 }
@@ -50,6 +55,7 @@ void smartio_lend_unregister(void)
 {
 	down_write(&smartio_lend_rwsem);
 	smartio_lend_ops = NULL;
+	smartio_device_cache_drop();
 	up_write(&smartio_lend_rwsem);
 }
 EXPORT_SYMBOL_GPL(smartio_lend_unregister);
@@ -143,9 +149,10 @@ static u32 smartio_nl_fdid(struct genl_info *info)
 
 /*
  * The commands that name a device by fdid: each calls its op; get and
- * borrow answer with the device, the others with their status only.
+ * borrow answer with the device, the others with their status only. @skb
+ * is the request.
  */
-static int smartio_nl_device_cmd(struct genl_info *info)
+static int smartio_nl_device_cmd(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **attrs = info->attrs;
 	struct netlink_ext_ack *extack = info->extack;
@@ -162,7 +169,10 @@ static int smartio_nl_device_cmd(struct genl_info *info)
 		return -EOPNOTSUPP;
 	switch (cmd) {
 	case SMARTIO_CMD_DEVICE_GET:
-		ret = ops->get(fdid, &d, extack);
+		if (netlink_capable(skb, CAP_NET_ADMIN))
+			ret = ops->get(fdid, &d, extack);
+		else
+			ret = smartio_device_cache_get(ops, fdid, &d, extack);
 		break;
 	case SMARTIO_CMD_DEVICE_BORROW:
 		ret = ops->borrow(fdid, &d, extack);
@@ -197,13 +207,18 @@ static int smartio_nl_device_cmd(struct genl_info *info)
 
 int smartio_nl_device_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return smartio_nl_device_cmd(info);
+	return smartio_nl_device_cmd(skb, info);
 }
 
-/* cb->args[0]: the cursor, the lowest fdid not dumped yet. */
+/*
+ * cb->args[0]: the cursor, the lowest fdid not dumped yet; cb->args[1]:
+ * set once the dump has begun (a caller without CAP_NET_ADMIN is answered
+ * from one listing, made at most device_cache_ms before it began).
+ */
 int smartio_nl_device_get_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb)
 {
+	bool admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
 	const struct smartio_lend_ops *ops;
 	struct smartio_device_info d;
 	u32 cursor, next;
@@ -216,7 +231,12 @@ int smartio_nl_device_get_dumpit(struct sk_buff *skb,
 	while (cursor != U32_MAX) {
 		next = cursor;
 		memset(&d, 0, sizeof(d));
-		ret = ops->next(&next, &d);
+		if (admin)
+			ret = ops->next(&next, &d);
+		else
+			ret = smartio_device_cache_next(ops, &next, &d,
+							!cb->args[1]);
+		cb->args[1] = 1;
 		if (ret == -ENOENT) {
 			cursor = U32_MAX;
 			ret = 0;
@@ -258,32 +278,32 @@ int smartio_nl_device_add_doit(struct sk_buff *skb, struct genl_info *info)
 
 int smartio_nl_device_remove_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return smartio_nl_device_cmd(info);
+	return smartio_nl_device_cmd(skb, info);
 }
 
 int smartio_nl_device_available_doit(struct sk_buff *skb,
 				     struct genl_info *info)
 {
-	return smartio_nl_device_cmd(info);
+	return smartio_nl_device_cmd(skb, info);
 }
 
 int smartio_nl_device_unavailable_doit(struct sk_buff *skb,
 				       struct genl_info *info)
 {
-	return smartio_nl_device_cmd(info);
+	return smartio_nl_device_cmd(skb, info);
 }
 
 int smartio_nl_device_return_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return smartio_nl_device_cmd(info);
+	return smartio_nl_device_cmd(skb, info);
 }
 
 int smartio_nl_device_reclaim_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return smartio_nl_device_cmd(info);
+	return smartio_nl_device_cmd(skb, info);
 }
 
 int smartio_nl_device_borrow_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return smartio_nl_device_cmd(info);
+	return smartio_nl_device_cmd(skb, info);
 }

@@ -31,6 +31,7 @@ static int __init smartio_init(void)
 static void __exit smartio_exit(void)
 {
 	smartio_nl_exit();
+	smartio_device_cache_drop();
 	pr_info("core unloaded\n");
 }
 

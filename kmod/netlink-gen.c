@@ -16,9 +16,14 @@ static const struct nla_policy smartio_adapter_get_nl_policy[SMARTIO_A_ADAPTER_I
 };
 
 /* SMARTIO_CMD_ADAPTER_SET */
+static struct netlink_range_validation smartio_adapter_set_nl_policy_node_id_range = {
+	.min = 1,
+	.max = 65534,
+};
+
 static const struct nla_policy smartio_adapter_set_nl_policy[SMARTIO_A_ADAPTER_NODE_ID + 1] = {
 	[SMARTIO_A_ADAPTER_INDEX] = { .type = NLA_U32, },
-	[SMARTIO_A_ADAPTER_NODE_ID] = NLA_POLICY_MIN(NLA_U16, 1),
+	[SMARTIO_A_ADAPTER_NODE_ID] = NLA_POLICY_FULL_RANGE(NLA_U16, &smartio_adapter_set_nl_policy_node_id_range),
 };
 
 /* SMARTIO_CMD_NODE_PING */
@@ -134,6 +139,7 @@ const struct genl_ops smartio_nl_ops[13] = {
 		.doit		= smartio_nl_node_ping_doit,
 		.policy		= smartio_node_ping_nl_policy,
 		.maxattr	= SMARTIO_A_PING_SIZE,
+		.flags		= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd		= SMARTIO_CMD_SEGMENT_GET,

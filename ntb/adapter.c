@@ -83,8 +83,24 @@ static BLOCKING_NOTIFIER_HEAD(smartio_node_notifiers);
  * when it joins.
  *
  * When the link to a peer goes down, the peer is DOWN and its block of our
- * scratchpads is stale: it is cleared. A peer whose hello carries our own
- * node id is refused (an error is logged) and stays LINK_UP.
+ * scratchpads is stale: it is cleared.
+ *
+ * Node ids. A node id names one node of the fabric: 1..0xfffe, 0xffff
+ * being SMARTIO_NODE_ALL. A peer whose hello carries an id that is
+ * invalid, reserved, one of this node's own (any adapter's), or that of
+ * a node already joined through any adapter of ours is refused: its hello
+ * is not answered (an answer sent before is taken back with an ack of 0),
+ * so neither side joins, and it stays LINK_UP; one error is logged per
+ * attempt (per epoch and id claimed). It is looked at again when an id is
+ * freed here (a node leaves, an own id changes, an adapter goes), and
+ * joins then if its id is free. The one exception to "one of
+ * our own" is a loopback cable between two adapters of this node: a peer
+ * that claims another adapter's id joins if its hello carries our own
+ * epoch and that adapter's scratchpads hold the hello we sent, as they do
+ * when the cable leads there (an impostor could copy our epoch, which our
+ * hello tells it, but not write into another NTB's scratchpads). A node
+ * reached through two adapters at once therefore joins through the first
+ * one only.
  */
 #define SMARTIO_HS_MAGIC	0x534d0003
 #define SMARTIO_HS_MAGIC_MASK	0xffff0000
@@ -105,7 +121,7 @@ static ushort node_id[SMARTIO_MAX_PARAM_ADAPTERS];
 static int node_id_count;
 module_param_array(node_id, ushort, &node_id_count, 0444);
 MODULE_PARM_DESC(node_id,
-		 "Node id of each adapter in probe order, 1..65535 (0 or absent: own port number + 1)");
+		 "Node id of each adapter in probe order, 1..65534 (0 or absent: own port number + 1; 65535 addresses all nodes and is refused)");
 
 static const char * const smartio_peer_state_names[] = {
 	[SMARTIO_PEER_STATE_DOWN] = "down",
@@ -126,6 +142,18 @@ static DEFINE_IDA(smartio_adapter_ida);
  * any adapter's lock. Messages find nodes under smartio_adapters_srcu.
  */
 static DEFINE_MUTEX(smartio_adapters_lock);
+/*
+ * The node ids in use here: every adapter's own (ad->node_id) and every
+ * joined peer's (peer->node_id). Adapter works run concurrently, each
+ * under its own adapter's lock, so finding an id free and claiming it
+ * (a peer joining, an own id changing, an adapter arriving) happen under
+ * this lock, in one critical section, and so do the writes of those ids
+ * and changes to smartio_adapters: holding it, smartio_adapters can be
+ * walked and the ids read as they are. Taken inside an adapter's lock and
+ * inside smartio_adapters_lock, never around either; held across nothing
+ * that waits for long (scratchpad accesses, the hello that answers).
+ */
+static DEFINE_MUTEX(smartio_node_ids_lock);
 LIST_HEAD(smartio_adapters);
 DEFINE_SRCU(smartio_adapters_srcu);
 
@@ -202,6 +230,50 @@ static void smartio_send_hello(struct smartio_adapter *ad,
 }
 
 /*
+ * The adapter through which node @node_id (not 0) is joined, with its
+ * peer in *@peerp; NULL if it is not. Called with smartio_node_ids_lock
+ * held.
+ */
+static struct smartio_adapter *smartio_node_id_joined(u32 node_id,
+						      struct smartio_peer **peerp)
+{
+	struct smartio_adapter *ad;
+	int pidx;
+
+	list_for_each_entry(ad, &smartio_adapters, list) {
+		for (pidx = 0; pidx < ad->peer_count; pidx++) {
+			if (ad->peers[pidx].node_id == node_id) {
+				*peerp = &ad->peers[pidx];
+				return ad;
+			}
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Node ids were freed: every adapter with a peer refused for the id it
+ * claims looks at that peer again (its work re-reads the hello). Called
+ * with smartio_node_ids_lock held.
+ */
+static void smartio_node_ids_freed(void)
+{
+	struct smartio_adapter *ad;
+	int pidx;
+
+	list_for_each_entry(ad, &smartio_adapters, list) {
+		if (ad->gone)
+			continue;
+		for (pidx = 0; pidx < ad->peer_count; pidx++) {
+			if (READ_ONCE(ad->peers[pidx].refused_node)) {
+				schedule_work(&ad->work);
+				break;
+			}
+		}
+	}
+}
+
+/*
  * @peer is no longer joined: close the messaging channel, failing what is
  * pending on it, and enter @state. Called with ad->lock held.
  */
@@ -228,7 +300,12 @@ static void smartio_peer_leave(struct smartio_adapter *ad,
 				peer->node_id);
 	}
 	peer->state = state;
-	WRITE_ONCE(peer->node_id, 0);
+	mutex_lock(&smartio_node_ids_lock);
+	if (peer->node_id) {
+		WRITE_ONCE(peer->node_id, 0);
+		smartio_node_ids_freed();
+	}
+	mutex_unlock(&smartio_node_ids_lock);
 	smartio_peer_report(ad, peer);
 }
 
@@ -242,6 +319,9 @@ static void smartio_peer_down(struct smartio_adapter *ad,
 	peer->epoch = 0;
 	peer->acked = 0;
 	peer->refused = 0;
+	mutex_lock(&smartio_node_ids_lock);
+	WRITE_ONCE(peer->refused_node, 0);
+	mutex_unlock(&smartio_node_ids_lock);
 	smartio_clear_in_spads(ad, peer);
 }
 
@@ -268,7 +348,8 @@ static bool smartio_peer_up(struct smartio_adapter *ad,
 	out_gidx = smartio_port_gidx(ad, ad->port);
 	if (in_gidx < 0 || out_gidx < 0)
 		return false;
-	peer->in_spad = in_gidx * SMARTIO_HS_SPADS;
+	/* Read by other adapters' works (smartio_loopback_to()). */
+	WRITE_ONCE(peer->in_spad, in_gidx * SMARTIO_HS_SPADS);
 	peer->out_spad = out_gidx * SMARTIO_HS_SPADS;
 
 	/* A node we cannot message cannot join: no hello (logged). */
@@ -280,6 +361,99 @@ static bool smartio_peer_up(struct smartio_adapter *ad,
 	smartio_send_hello(ad, peer, 0);
 
 	return true;
+}
+
+/*
+ * Is @other, another adapter of this node, the far end of @ad's cable to
+ * @peer? Then @peer's hello carries our epoch, and the hello @ad sent it
+ * is in @other's scratchpads, which only what is cabled to @other can
+ * write. Called with ad->lock and smartio_node_ids_lock held.
+ */
+static bool smartio_loopback_to(struct smartio_adapter *ad,
+				struct smartio_peer *peer, u32 epoch,
+				struct smartio_adapter *other)
+{
+	int pidx, spad;
+
+	if (epoch != smartio_epoch)
+		return false;
+	/* A read back through our NTB: our hello has landed wherever it went. */
+	ntb_peer_spad_read(ad->ntb, peer->pidx,
+			   peer->out_spad + SMARTIO_HS_SPAD_MAGIC);
+	for (pidx = 0; pidx < other->peer_count; pidx++) {
+		spad = READ_ONCE(other->peers[pidx].in_spad);
+		if (spad < 0)
+			continue;
+		if (ntb_spad_read(other->ntb, spad + SMARTIO_HS_SPAD_MAGIC) ==
+		    SMARTIO_HS_MAGIC &&
+		    ntb_spad_read(other->ntb, spad + SMARTIO_HS_SPAD_NODE) ==
+		    ad->node_id &&
+		    ntb_spad_read(other->ntb, spad + SMARTIO_HS_SPAD_EPOCH) ==
+		    smartio_epoch)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Why @peer of @ad, whose hello says it is node @node (epoch @epoch), may
+ * not join as it, written into @why where it names others; NULL when it
+ * may. Called with ad->lock and smartio_node_ids_lock held.
+ */
+static const char *smartio_node_id_refusal(struct smartio_adapter *ad,
+					   struct smartio_peer *peer, u32 node,
+					   u32 epoch, char *why, size_t len)
+{
+	struct smartio_adapter *other;
+	struct smartio_peer *holder;
+
+	if (!node || node > U16_MAX)
+		return "is invalid";
+	if (!smartio_node_id_valid(node))
+		return "is reserved: it addresses every node";
+	if (node == ad->node_id)
+		return "is ours too (duplicate node id)";
+	list_for_each_entry(other, &smartio_adapters, list) {
+		if (other != ad && other->node_id == node &&
+		    !smartio_loopback_to(ad, peer, epoch, other)) {
+			snprintf(why, len, "is ours too, adapter %d's (duplicate node id)",
+				 other->index);
+			return why;
+		}
+	}
+	other = smartio_node_id_joined(node, &holder);
+	if (other) {
+		snprintf(why, len, "is held by the node joined through adapter %d port %d (duplicate node id)",
+			 other->index, READ_ONCE(holder->port));
+		return why;
+	}
+	return NULL;
+}
+
+/*
+ * May @peer of @ad join as node @node? If not, says why once per attempt
+ * (its epoch and the id it claims) and notes that it is refused, so that
+ * it is looked at again when an id is freed. Called with ad->lock and
+ * smartio_node_ids_lock held.
+ */
+static bool smartio_peer_id_free(struct smartio_adapter *ad,
+				 struct smartio_peer *peer, u32 node,
+				 u32 epoch)
+{
+	char buf[96];
+	const char *why = smartio_node_id_refusal(ad, peer, node, epoch, buf,
+						  sizeof(buf));
+
+	if (!why) {
+		WRITE_ONCE(peer->refused_node, 0);
+		return true;
+	}
+	if (peer->refused != epoch || peer->refused_node != node)
+		dev_err(&ad->ntb->dev, "adapter %d: refusing port %d: its node id %u %s\n",
+			ad->index, peer->port, node, why);
+	peer->refused = epoch;
+	WRITE_ONCE(peer->refused_node, node);
+	return false;
 }
 
 /* Reads and acts on @peer's hello. Called with ad->lock held. */
@@ -327,25 +501,34 @@ static void smartio_peer_hello(struct smartio_adapter *ad,
 	}
 	peer->epoch = epoch;
 
+	/* A joined peer keeps the id it joined as, whatever it says now. */
+	if (peer->state == SMARTIO_PEER_STATE_JOINED) {
+		if (epoch != peer->acked || ack != smartio_epoch)
+			smartio_send_hello(ad, peer, epoch);
+		return;
+	}
+
+	/*
+	 * The id is checked, the hello answered and the id claimed in one
+	 * critical section: no other adapter's peer can take it meanwhile.
+	 * A refused peer is not answered, so it does not join us either; an
+	 * answer it had (its id was free then) is taken back, and a peer
+	 * that joined on it leaves.
+	 */
+	mutex_lock(&smartio_node_ids_lock);
+	if (!smartio_peer_id_free(ad, peer, node, epoch)) {
+		if (peer->acked == epoch)
+			smartio_send_hello(ad, peer, 0);
+		goto unlock;
+	}
 	/*
 	 * Answer a hello we have not acknowledged yet, and one that does not
 	 * know us (the peer went through a link down we did not see).
 	 */
 	if (epoch != peer->acked || ack != smartio_epoch)
 		smartio_send_hello(ad, peer, epoch);
-
-	if (peer->state == SMARTIO_PEER_STATE_JOINED || ack != smartio_epoch)
-		return;
-
-	if (!node || node > U16_MAX || node == ad->node_id) {
-		if (peer->refused != epoch)
-			dev_err(&ntb->dev, "adapter %d: refusing port %d: its node id %u %s\n",
-				ad->index, peer->port, node,
-				node == ad->node_id ? "is ours too (duplicate node id)" :
-						      "is invalid");
-		peer->refused = epoch;
-		return;
-	}
+	if (ack != smartio_epoch)
+		goto unlock;
 
 	WRITE_ONCE(peer->session, peer->session + 1);
 	smartio_reach_learn(ad, peer);
@@ -354,9 +537,14 @@ static void smartio_peer_hello(struct smartio_adapter *ad,
 	/* Who finds the node by its id finds what it reaches (window.c). */
 	smp_wmb();
 	WRITE_ONCE(peer->node_id, node);
+	mutex_unlock(&smartio_node_ids_lock);
 	smartio_peer_report(ad, peer);
 	pr_info("adapter %d: node %u joined (port %d)\n", ad->index, node,
 		peer->port);
+	return;
+
+unlock:
+	mutex_unlock(&smartio_node_ids_lock);
 }
 
 static void smartio_adapter_work(struct work_struct *work)
@@ -411,15 +599,15 @@ static const struct ntb_ctx_ops smartio_ctx_ops = {
 	.db_event = smartio_db_event,
 };
 
-/* The node id of adapter @index on port @port, or 0 if none is valid. */
-static u16 smartio_node_id(int index, int port)
+/*
+ * The node id adapter @index on port @port is to have: its node_id
+ * parameter, else its port + 1 (0 if the port is unknown). Not checked.
+ */
+static u32 smartio_node_id(int index, int port)
 {
 	if (index < node_id_count && node_id[index])
 		return node_id[index];
-	if (port < 0 || port >= U16_MAX)
-		return 0;
-
-	return port + 1;
+	return port < 0 ? 0 : port + 1;
 }
 
 /**
@@ -553,6 +741,7 @@ static int smartio_fabric_set_node_id(struct smartio_fabric_adapter *fa,
 {
 	struct smartio_adapter *ad = container_of(fa, struct smartio_adapter,
 						  fabric);
+	struct smartio_peer *holder;
 	int pidx, ret = 0;
 
 	mutex_lock(&ad->lock);
@@ -566,10 +755,25 @@ static int smartio_fabric_set_node_id(struct smartio_fabric_adapter *fa,
 	}
 	if (node_id == ad->node_id)
 		goto unlock;
+	if (!smartio_node_id_valid(node_id)) {
+		NL_SET_ERR_MSG(extack, "node id 65535 is reserved: it addresses every node");
+		ret = -EINVAL;
+		goto unlock;
+	}
 
+	mutex_lock(&smartio_node_ids_lock);
+	if (smartio_node_id_joined(node_id, &holder)) {
+		mutex_unlock(&smartio_node_ids_lock);
+		NL_SET_ERR_MSG(extack, "a node joined through another adapter has this id");
+		ret = -EADDRINUSE;
+		goto unlock;
+	}
 	dev_info(&ad->ntb->dev, "adapter %d: node id %u, was %u\n", ad->index,
 		 node_id, ad->node_id);
 	ad->node_id = node_id;
+	/* Peers of other adapters refused for our old id may join now. */
+	smartio_node_ids_freed();
+	mutex_unlock(&smartio_node_ids_lock);
 	smartio_fabric_node_id_set(fa, node_id);
 
 	/* Peers refused for a duplicate id try again, on both sides. */
@@ -615,6 +819,44 @@ static const struct smartio_fabric_adapter_ops smartio_fabric_ops = {
 	.ping = smartio_fabric_ping,
 };
 
+/*
+ * Lists @ad among the adapters, with its own node id, unless a node
+ * joined through another adapter holds that id.
+ */
+static int smartio_adapter_list(struct smartio_adapter *ad)
+{
+	struct smartio_adapter *other;
+	struct smartio_peer *holder;
+	int ret = 0;
+
+	mutex_lock(&smartio_adapters_lock);
+	mutex_lock(&smartio_node_ids_lock);
+	other = smartio_node_id_joined(ad->node_id, &holder);
+	if (other) {
+		dev_err(&ad->ntb->dev, "adapter %d: node id %u is held by the node joined through adapter %d port %d; set node_id\n",
+			ad->index, ad->node_id, other->index,
+			READ_ONCE(holder->port));
+		ret = -EADDRINUSE;
+	} else {
+		list_add_tail_rcu(&ad->list, &smartio_adapters);
+	}
+	mutex_unlock(&smartio_node_ids_lock);
+	mutex_unlock(&smartio_adapters_lock);
+	return ret;
+}
+
+/* Undoes smartio_adapter_list(): its node id is free again. */
+static void smartio_adapter_unlist(struct smartio_adapter *ad)
+{
+	mutex_lock(&smartio_adapters_lock);
+	mutex_lock(&smartio_node_ids_lock);
+	list_del_rcu(&ad->list);
+	smartio_node_ids_freed();
+	mutex_unlock(&smartio_node_ids_lock);
+	mutex_unlock(&smartio_adapters_lock);
+	synchronize_srcu(&smartio_adapters_srcu);
+}
+
 static void smartio_chans_exit(struct smartio_adapter *ad, int count)
 {
 	while (count--)
@@ -626,6 +868,7 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 	struct device *dev = &ntb->dev;
 	struct smartio_adapter *ad;
 	int pcnt, spads, pidx, ret;
+	u32 id;
 
 	pcnt = ntb_peer_port_count(ntb);
 	if (pcnt < 1) {
@@ -675,13 +918,14 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 		return ret;
 	ad->index = ret;
 
-	ad->node_id = smartio_node_id(ad->index, ad->port);
-	if (!ad->node_id) {
-		dev_err(dev, "adapter %d: port %d gives no node id in 1..65535; set node_id\n",
-			ad->index, ad->port);
+	id = smartio_node_id(ad->index, ad->port);
+	if (!smartio_node_id_valid(id)) {
+		dev_err(dev, "adapter %d: node id %u is not one a node may have (1..65534; 65535 addresses every node): set node_id\n",
+			ad->index, id);
 		ret = -EINVAL;
 		goto err_chans;
 	}
+	ad->node_id = id;
 
 	ret = smartio_requesters_init(ad);
 	if (ret)
@@ -709,9 +953,9 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 	if (ret)
 		goto err_fabric;
 
-	mutex_lock(&smartio_adapters_lock);
-	list_add_tail_rcu(&ad->list, &smartio_adapters);
-	mutex_unlock(&smartio_adapters_lock);
+	ret = smartio_adapter_list(ad);
+	if (ret)
+		goto err_ctx;
 
 	ret = ntb_db_clear_mask(ntb, SMARTIO_DB_USED);
 	if (ret)
@@ -731,10 +975,8 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 err_mask:
 	ntb_db_set_mask(ntb, SMARTIO_DB_USED);
 err_unlist:
-	mutex_lock(&smartio_adapters_lock);
-	list_del_rcu(&ad->list);
-	mutex_unlock(&smartio_adapters_lock);
-	synchronize_srcu(&smartio_adapters_srcu);
+	smartio_adapter_unlist(ad);
+err_ctx:
 	ntb_clear_ctx(ntb);
 	cancel_work_sync(&ad->work);
 	cancel_work_sync(&ad->msg_work);
@@ -756,8 +998,14 @@ static void smartio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 	struct smartio_adapter *ad = ntb->ctx;
 	int pidx;
 
-	/* No callback runs after this, so nothing queues the works again. */
+	/*
+	 * No callback runs after this, nor does another adapter kick our
+	 * work (smartio_node_ids_freed()), so nothing queues the works again.
+	 */
 	ntb_clear_ctx(ntb);
+	mutex_lock(&smartio_node_ids_lock);
+	ad->gone = true;
+	mutex_unlock(&smartio_node_ids_lock);
 	cancel_work_sync(&ad->work);
 
 	ntb_db_set_mask(ntb, SMARTIO_DB_USED);
@@ -770,10 +1018,7 @@ static void smartio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 	mutex_unlock(&ad->lock);
 
 	smartio_fabric_adapter_del(&ad->fabric);
-	mutex_lock(&smartio_adapters_lock);
-	list_del_rcu(&ad->list);
-	mutex_unlock(&smartio_adapters_lock);
-	synchronize_srcu(&smartio_adapters_srcu);
+	smartio_adapter_unlist(ad);
 
 	cancel_work_sync(&ad->msg_work);
 	smartio_segment_adapter_gone(ad);

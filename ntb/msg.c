@@ -147,7 +147,7 @@ int smartio_msg_chan_locate(struct smartio_adapter *ad,
 	}
 	if ((!direct && widx) || widx >= SMARTIO_REACH_WINDOWS ||
 	    ntb_peer_mw_get_addr(ad->ntb, out, &win_base, &win_size) ||
-	    offset > win_size || win_size - offset < SMARTIO_MSG_AREA_SIZE) {
+	    !smartio_range_within(offset, SMARTIO_MSG_AREA_SIZE, 0, win_size)) {
 		dev_err_ratelimited(&ad->ntb->dev, "adapter %d: port %d puts its receive area at %#llx of its window %d, outside our %pa-byte window %d onto it\n",
 				    ad->index, peer->port, offset, widx,
 				    &win_size, out);

@@ -15,6 +15,8 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include <uapi/linux/smartio_dev.h>
+
 #include "smartio/fabric.h"
 #include "smartio/msg.h"
 #include "smartio/ring.h"
@@ -24,6 +26,15 @@
 #define SMARTIO_DB_HANDSHAKE	BIT_ULL(0)
 #define SMARTIO_DB_MSG		BIT_ULL(1)
 #define SMARTIO_DB_USED		(SMARTIO_DB_HANDSHAKE | SMARTIO_DB_MSG)
+
+/*
+ * A node id a node may have: 1..0xfffe, 0xffff being SMARTIO_NODE_ALL
+ * (every node, in a segment's export).
+ */
+static inline bool smartio_node_id_valid(u32 node_id)
+{
+	return node_id && node_id < SMARTIO_NODE_ALL;
+}
 
 /* Requests one node may have pending on one peer at a time. */
 #define SMARTIO_MSG_INFLIGHT	32
@@ -223,12 +234,17 @@ struct smartio_reach {
  * @pidx: Peer index in the NTB API.
  * @port: Peer's port number, -1 while unknown.
  * @state: DOWN, LINK_UP or JOINED.
- * @node_id: Peer's node id while JOINED, else 0; also read without the
- *	adapter's lock (READ_ONCE) to find a node.
+ * @node_id: Peer's node id while JOINED, else 0; written under
+ *	smartio_node_ids_lock too (adapter.c), read under it to find a
+ *	node's id free, and without any lock (READ_ONCE) to find a node.
  * @epoch: Epoch of the last valid hello read from the peer, 0 if none.
  * @acked: Epoch the last hello sent to the peer acknowledged.
  * @refused: Epoch of the last hello refused (error logged once each).
- * @in_spad: First scratchpad of our own the peer writes, -1 while unknown.
+ * @refused_node: The node id the peer is refused for, while it is (then
+ *	it is looked at again when an id is freed); else 0. Written under
+ *	smartio_node_ids_lock.
+ * @in_spad: First scratchpad of our own the peer writes, -1 while unknown;
+ *	read by other adapters' works (READ_ONCE) to find a loopback.
  * @out_spad: First scratchpad of the peer's this side writes.
  * @session: Number of times the peer joined; lets a connection made
  *	while it leaves notice (read with READ_ONCE).
@@ -256,6 +272,7 @@ struct smartio_peer {
 	u32 epoch;
 	u32 acked;
 	u32 refused;
+	u32 refused_node;
 	int in_spad;
 	int out_spad;
 	u32 session;
@@ -275,7 +292,9 @@ struct smartio_peer {
  * @index: Adapter number, 0, 1, ... in probe order (lowest free).
  * @ntb: The NTB device.
  * @port: Own port number.
- * @node_id: Own node id.
+ * @node_id: Own node id; written under @lock and smartio_node_ids_lock.
+ * @gone: Being removed: other adapters no longer queue its @work; under
+ *	smartio_node_ids_lock.
  * @fabric: The adapter in the core's registry.
  * @work: Runs the handshake and link tracking (NTB callbacks are atomic).
  * @msg_work: Receives messages.
@@ -299,6 +318,7 @@ struct smartio_adapter {
 	struct ntb_dev *ntb;
 	int port;
 	u16 node_id;
+	bool gone;
 	struct smartio_fabric_adapter fabric;
 	struct work_struct work;
 	struct work_struct msg_work;

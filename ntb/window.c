@@ -165,8 +165,8 @@ static int smartio_direct_map(struct smartio_adapter *ad, int pidx, u64 addr,
 	for (i = 0; i < SMARTIO_REACH_WINDOWS; i++) {
 		const struct smartio_reach *r = &peer->reach[i];
 
-		if (!r->size || addr < r->addr || size > r->size ||
-		    addr - r->addr > r->size - size)
+		if (!r->size ||
+		    !smartio_range_within(addr, size, r->addr, r->size))
 			continue;
 		m->ap = NULL;
 		m->pidx = pidx;

@@ -63,8 +63,8 @@ static int adapter_set(int argc, char **argv)
 {
 	struct arg_spec args[] = {
 		INDEX_ARG,
-		/* node-id: u16, min 1 in the spec */
-		{ .name = "node-id", .min = 1, .max = UINT16_MAX,
+		/* node-id: u16, 1..65534 in the spec (65535 is every node) */
+		{ .name = "node-id", .min = 1, .max = UINT16_MAX - 1,
 		  .required = true },
 	};
 	struct nlmsghdr *req;

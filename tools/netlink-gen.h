@@ -236,7 +236,7 @@ static const struct smartio_nl_cmd smartio_nl_cmds[] = {
 	{ SMARTIO_CMD_ADAPTER_GET, 0 },
 	{ SMARTIO_CMD_ADAPTER_SET, 1 },
 	{ SMARTIO_CMD_NODE_GET, 0 },
-	{ SMARTIO_CMD_NODE_PING, 0 },
+	{ SMARTIO_CMD_NODE_PING, 1 },
 	{ SMARTIO_CMD_SEGMENT_GET, 0 },
 	{ SMARTIO_CMD_DEVICE_GET, 0 },
 	{ SMARTIO_CMD_DEVICE_ADD, 1 },

@@ -100,6 +100,26 @@ static inline u64 smartio_window_slot_size(const struct smartio_window_map *wm)
 	return (u64)1 << wm->slot_shift;
 }
 
+/**
+ * smartio_range_within() - Is a range inside another, whole?
+ * @addr: Start of the range.
+ * @size: Its bytes; 0 is a point, within when @addr is.
+ * @base: Start of the range it must lie in.
+ * @limit: Bytes of that range.
+ *
+ * Containment, not overlap: a range that starts inside and runs past the
+ * end is not within. No sum is formed, so no end wraps past 2^64: this is
+ * the check for ranges a peer names (a window's publication, a receive
+ * area, a range to map).
+ *
+ * Return: true when [@addr, @addr + @size) lies in [@base, @base + @limit).
+ */
+static inline bool smartio_range_within(u64 addr, u64 size, u64 base,
+					u64 limit)
+{
+	return addr >= base && size <= limit && addr - base <= limit - size;
+}
+
 int smartio_window_map_init(struct smartio_window_map *wm,
 			    struct smartio_window_slot *slots, u32 count,
 			    u64 slot_size);

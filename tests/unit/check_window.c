@@ -933,6 +933,48 @@ START_TEST(test_random)
 }
 END_TEST
 
+/* ---- smartio_range_within ---- */
+
+static const struct {
+	u64 addr, size, base, limit;
+	bool within;
+} within_cases[] = {
+	{ 0x1000, 0x1000, 0x1000, 0x1000, true },	/* exactly */
+	{ 0x1800, 0x800, 0x1000, 0x1000, true },	/* up to the end */
+	{ 0x1800, 0x801, 0x1000, 0x1000, false },	/* one past the end */
+	{ 0x0fff, 0x10, 0x1000, 0x1000, false },	/* starts before */
+	{ 0x0800, 0x1000, 0x1000, 0x1000, false },	/* overlaps the start */
+	{ 0x1800, 0x1000, 0x1000, 0x1000, false },	/* overlaps the end */
+	{ 0x0000, 0x3000, 0x1000, 0x1000, false },	/* covers it */
+	{ 0x2000, 0x1, 0x1000, 0x1000, false },		/* just after */
+	{ 0x2000, 0, 0x1000, 0x1000, true },		/* a point at the end */
+	{ 0x1000, 0x1001, 0x1000, 0x1000, false },	/* larger */
+	/* Sums that would wrap: the range ends past 2^64. */
+	{ U64_ALL - 0xfff, 0x2000, U64_ALL - 0x1fff, 0x2000, false },
+	{ U64_ALL - 0xfff, 0x1000, U64_ALL - 0x1fff, 0x2000, true },
+	{ 0x1000, U64_ALL, 0x1000, 0x1000, false },
+	{ U64_ALL, 1, 0, U64_ALL, false },
+	{ U64_ALL - 1, 1, 0, U64_ALL, true },
+	{ 0, U64_ALL, 0, U64_ALL, true },
+	{ 0x1000, 0x1000, U64_ALL - 0xfff, U64_ALL, false },
+};
+
+START_TEST(test_within)
+{
+	ck_assert_msg(smartio_range_within(within_cases[_i].addr,
+					   within_cases[_i].size,
+					   within_cases[_i].base,
+					   within_cases[_i].limit) ==
+		      within_cases[_i].within,
+		      "%#llx+%#llx in %#llx+%#llx: want %d",
+		      (unsigned long long)within_cases[_i].addr,
+		      (unsigned long long)within_cases[_i].size,
+		      (unsigned long long)within_cases[_i].base,
+		      (unsigned long long)within_cases[_i].limit,
+		      within_cases[_i].within);
+}
+END_TEST
+
 Suite *window_suite(void)
 {
 	Suite *s = suite_create("window");
@@ -974,6 +1016,7 @@ Suite *window_suite(void)
 	tcase_add_test(tc, test_einval);
 	tcase_add_test(tc, test_high_addresses);
 	tcase_add_test(tc, test_huge_slots);
+	tcase_add_loop_test(tc, test_within, 0, N_ELEM(within_cases));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("random");

@@ -40,7 +40,7 @@ enum smartio_device_state {
 enum {
 	/* Adapter number, 0, 1, ... in probe order. */
 	SMARTIO_A_ADAPTER_INDEX = 1,
-	/* This node's id on the adapter's fabric. */
+	/* This node's id on the adapter's fabric (65535, SMARTIO_NODE_ALL, is no node's). */
 	SMARTIO_A_ADAPTER_NODE_ID,
 	/* Own NTB port number. */
 	SMARTIO_A_ADAPTER_PORT,

@@ -63,6 +63,62 @@ loopback_borrow() {
 	[ "$(driver_of "$shadow")" = nvme ] || fail "nvme did not bind to $shadow"
 }
 
+# borrow_nvme FDID: node 1 borrows node 2's NVMe FDID, nvme binds to its
+# shadow and a block device appears; sets shadow and dev, that device.
+borrow_nvme() {
+	shadow=$(borrow_bound "$1" nvme)
+	wait_until 30 nvme_ns_of "$shadow" >/dev/null ||
+		fail "no block device for the borrowed NVMe"
+	# shellcheck disable=SC2034 # the caller's
+	dev=$(nvme_ns_of "$shadow")
+}
+
+# read_sum DEV MIB: checksum of the first MIB MiB of the block device DEV.
+read_sum() {
+	dd if="$1" bs=1M count="$2" iflag=direct 2>/dev/null | md5sum
+}
+
+# write_random DEV MIB: writes MIB MiB of random data to the start of the
+# block device DEV and reads them back the same; prints their checksum.
+write_random() {
+	dd if=/dev/urandom of=/tmp/data bs=1M count="$2" 2>/dev/null
+	written=$(md5sum </tmp/data)
+	dd if=/tmp/data of="$1" bs=1M oflag=direct 2>/dev/null || fail "cannot write $1"
+	rm /tmp/data
+	[ "$(read_sum "$1" "$2")" = "$written" ] || fail "$1 reads back other data"
+	echo "$written"
+}
+
+# lent_listed FDID BDF STATE: a lender's device list is its NVMe BDF alone,
+# as FDID, in STATE ("available", "borrowed by 1"...).
+lent_listed() {
+	list=$(smartioctl device list)
+	[ "$list" = "$1: $2 [1b36:0010] class 010802 node 2 $3" ] ||
+		fail "listed \"$list\", not $3"
+}
+
+tracing=/sys/kernel/tracing
+
+# handler_trace_start EVENT HANDLER: traces every return of smartio_lend's
+# function HANDLER (a message handler), with its status, as kprobe EVENT.
+handler_trace_start() {
+	[ -e $tracing/kprobe_events ] || mount -t tracefs tracefs $tracing
+	echo "r:$1 smartio_lend:$2 ret=\$retval:s32" >>$tracing/kprobe_events ||
+		fail "cannot probe $2"
+	echo 1 >"$tracing/events/kprobes/$1/enable"
+}
+
+# handler_trace_count EVENT [STATUS]: how often the traced handler returned
+# (STATUS).
+handler_trace_count() {
+	grep -c " $1: .* ret=${2:-.*}\$" $tracing/trace || true
+}
+
+handler_trace_stop() {
+	echo 0 >"$tracing/events/kprobes/$1/enable"
+	echo "-:$1" >>$tracing/kprobe_events
+}
+
 # pci_name_of VENDOR DEVICE WHAT: PCI name of this node's first function
 # VENDOR:DEVICE; WHAT names it in the failure when there is none.
 pci_name_of() {

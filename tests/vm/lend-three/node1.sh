@@ -26,16 +26,14 @@ load_lend
 wait_until 60 joined 1 || { show_adapters; fail "node 1 never joined"; }
 wait_until 60 joined 3 || { show_adapters; fail "node 3 never joined"; }
 show_adapters
-borrow_trace_start
+handler_trace_start lend_borrow smartio_lender_borrow_handler
 bdf=$(nvme_bdf)
 smartioctl device add "$bdf"
 smartioctl device available $fdid
 vmctl barrier available
 
 listed() {
-	list=$(smartioctl device list)
-	[ "$list" = "$fdid: $bdf [1b36:0010] class 010802 node 2 $1" ] ||
-		fail "listed \"$list\", not $1"
+	lent_listed $fdid "$bdf" "$1"
 }
 
 vmctl barrier borrowed
@@ -43,8 +41,8 @@ listed "borrowed by 1"
 vmctl barrier refused
 listed "borrowed by 1"
 [ "$(driver_of "$bdf")" = smartio-lender ] || fail "driver $(driver_of "$bdf") took the NVMe"
-calls=$(grep -c " lend_borrow: " $tracing/trace || true)
-if [ "$calls" != 1 ] || [ "$(borrow_trace_count 0)" != 1 ]; then
+calls=$(handler_trace_count lend_borrow)
+if [ "$calls" != 1 ] || [ "$(handler_trace_count lend_borrow 0)" != 1 ]; then
 	cat $tracing/trace
 	fail "the lender was asked $calls times, not once (node 1's)"
 fi
@@ -59,7 +57,7 @@ while :; do
 	vmctl barrier "raced.$round"
 	winner=$(race_winner $round)
 	listed "borrowed by $(node_of "$winner")"
-	refusals=$(borrow_trace_count -16)
+	refusals=$(handler_trace_count lend_borrow -16)
 	if [ "$refusals" -gt 0 ]; then
 		echo "node$NODE: race $round: node $(node_of "$winner") won, the lender refused the other"
 		more=no
@@ -75,12 +73,12 @@ while :; do
 	[ $more = yes ] || break
 	round=$((round + 1))
 done
-[ "$(borrow_trace_count 0)" = $((round + 1)) ] ||
+[ "$(handler_trace_count lend_borrow 0)" = $((round + 1)) ] ||
 	{ cat $tracing/trace; fail "not one lent per round"; }
 echo "node$NODE: $round race(s), $refusals refused by the lender"
 vmctl barrier finished
 
-borrow_trace_stop
+handler_trace_stop lend_borrow
 smartioctl device unavailable $fdid
 smartioctl device remove $fdid
 rmmod smartio_lend smartio_ntb smartio

@@ -94,25 +94,3 @@ borrower_races() {
 		round=$((round + 1))
 	done
 }
-
-tracing=/sys/kernel/tracing
-
-# borrow_trace_start: trace every return of the lender's borrow handler,
-# with its status (a kretprobe).
-borrow_trace_start() {
-	[ -e $tracing/kprobe_events ] || mount -t tracefs tracefs $tracing
-	# shellcheck disable=SC2016 # $retval is the probe's, not the shell's
-	echo 'r:lend_borrow smartio_lend:smartio_lender_borrow_handler ret=$retval:s32' \
-		>>$tracing/kprobe_events || fail "cannot probe the borrow handler"
-	echo 1 >$tracing/events/kprobes/lend_borrow/enable
-}
-
-# borrow_trace_count STATUS: how often the borrow handler returned STATUS.
-borrow_trace_count() {
-	grep -c " lend_borrow: .* ret=$1\$" $tracing/trace || true
-}
-
-borrow_trace_stop() {
-	echo 0 >$tracing/events/kprobes/lend_borrow/enable
-	echo '-:lend_borrow' >>$tracing/kprobe_events
-}

@@ -36,3 +36,13 @@ ntb_netdev_up() {
 	ip addr add "$2/24" dev "$ifname"
 	echo "$ifname"
 }
+
+# ntb_tool_up: loads ntb_tool on this node's one NTB port, brings the link
+# up (ntb_tool leaves it to us) and waits for the peer's; sets tool, the
+# port's ntb_tool debugfs directory.
+ntb_tool_up() {
+	modprobe ntb_tool
+	tool=/sys/kernel/debug/ntb_tool/$(ntb_ports)
+	echo Y >"$tool/link"
+	wait_until 60 grep -q Y "$tool/peer0/link" || fail "link never came up"
+}

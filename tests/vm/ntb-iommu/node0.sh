@@ -8,11 +8,7 @@ set -eu
 . ./ntb.sh
 
 modprobe ntb_hw_smartio use_lut_mws=1
-modprobe ntb_tool
-port=$(ntb_ports)
-tool=/sys/kernel/debug/ntb_tool/$port
-echo Y >"/sys/kernel/debug/ntb_tool/$port/link"	# ntb_tool leaves it to us
-wait_until 60 grep -q Y "$tool/peer0/link" || fail "link never came up"
+ntb_tool_up
 vmctl barrier up
 
 # The first LUT window comes after the direct ones, which are the inbound
