@@ -94,7 +94,7 @@ megasas-noiommu:*)
 	REFUSED="DMA mask 0xffffffff does not reach the window"
 	REFUSED_ERRNO=
 	;;
-*) REFUSED= REFUSED_ERRNO= ;;
+*) REFUSED='' REFUSED_ERRNO='' ;;
 esac
 
 export CASE KIND CLASS DRIVER IRQ PCI_ID MODULES REFUSED REFUSED_ERRNO
@@ -238,11 +238,17 @@ borrow_refused() {
 	echo "$shadow"
 }
 
+# borrow_told FDID: smartioctl borrow FDID, what it says on either stream
+# on stdout.
+borrow_told() {
+	smartioctl borrow "$1" 2>&1
+}
+
 # borrow_failed FDID (node 1): borrowing node 2's FDID must fail with
 # REFUSED_ERRNO and the kernel message REFUSED, once, leaving FDID
 # available and nothing of it here.
 borrow_failed() {
-	! bounded 90 "smartioctl borrow $1" sh -c 'smartioctl borrow "$1" 2>&1' sh "$1" ||
+	! bounded 90 "smartioctl borrow $1" borrow_told "$1" ||
 		kind_fail "borrowed $1, which must be refused: $(cat /tmp/bounded.out)"
 	echo "node$NODE: $(cat /tmp/bounded.out)"
 	grep -q "($REFUSED_ERRNO)\$" /tmp/bounded.out ||
