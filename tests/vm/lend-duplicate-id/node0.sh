@@ -28,6 +28,7 @@ smartioctl device list | grep -qx "$fdid: .* node 2 borrowed by 1 as $shadow" ||
 write_random "$dev" 16 >/dev/null
 echo "node$NODE: $dev still reads and writes"
 vmctl barrier impostor-returned
+vmctl barrier still-borrowed
 
 smartioctl return $fdid || fail "return $fdid failed"
 not_present "$shadow" || fail "shadow device still there"

@@ -42,6 +42,8 @@ vmctl barrier impostor-returned
 [ "$(handler_trace_count lend_return)" = 0 ] ||
 	{ cat $tracing/trace; fail "the return handler was called before node 1 returned"; }
 listed "borrowed by 1"
+# Node 1 returns only once this is seen.
+vmctl barrier still-borrowed
 vmctl barrier returned
 if [ "$(handler_trace_count lend_return)" != 1 ] ||
 	[ "$(handler_trace_count lend_return 0)" != 1 ]; then

@@ -23,6 +23,7 @@ vmctl barrier refused
 not_joined 2 || { show_adapters; fail "joined the lender as node 1 while node 1 was"; }
 expect_error ENOENT smartioctl return $fdid
 vmctl barrier impostor-returned
+vmctl barrier still-borrowed
 vmctl barrier returned
 
 vmctl barrier left
