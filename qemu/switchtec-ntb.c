@@ -168,6 +168,9 @@ enum {
     STX_MSG_MSG,                /* addr: omsg index; value: message */
 };
 
+/* Requester IDs (bus, devfn): one bit each in drop_logged */
+#define STX_REQUESTERS          (1 << 16)
+
 /* MEM_* addr: proxy devfn in 63..56, bus address below */
 #define STX_WIRE_DEVFN_SHIFT    56
 #define STX_WIRE_ADDR_MASK      ((1ULL << STX_WIRE_DEVFN_SHIFT) - 1)
@@ -245,7 +248,7 @@ struct SwitchtecNTBState {
      * gone goes on moving its data 8 bytes at a time; one line per access
      * would starve the vCPUs of the BQL and fill the disk.
      */
-    DECLARE_BITMAP(drop_logged, 1 << 16);
+    DECLARE_BITMAP(drop_logged, STX_REQUESTERS);
 
     /* Doorbells and messages of our partition, under the BQL */
     uint64_t odb_mask, idb, idb_mask;
@@ -363,7 +366,7 @@ static void stx_ctrl_reset(SwitchtecNTBState *s, StxCtrl *c)
     memset(c->act_xlate, 0, sizeof(c->act_xlate));
     memset(c->act_lut, 0, sizeof(c->act_lut));
     memset(c->act_req_id, 0, sizeof(c->act_req_id));
-    bitmap_zero(s->drop_logged, 1 << 16);
+    bitmap_zero(s->drop_logged, STX_REQUESTERS);
     qemu_mutex_unlock(&s->cable.lock);
 }
 
@@ -450,7 +453,7 @@ static bool stx_ctrl_configure(SwitchtecNTBState *s, StxCtrl *c)
     for (i = 0; i < s->req_id_entries; i++) {
         c->act_req_id[i] = stx_get32(c->regs + CTRL_REQ_ID + 4 * i);
     }
-    bitmap_zero(s->drop_logged, 1 << 16);
+    bitmap_zero(s->drop_logged, STX_REQUESTERS);
     qemu_mutex_unlock(&s->cable.lock);
     return true;
 }
