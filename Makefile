@@ -6,6 +6,10 @@
 #   make check      install dependencies, build for the reference kernel and
 #                   run every test: unit, style, VM, benchmark smoke runs;
 #                   ends "N passed, N failed"
+#   make check-debug  the fabric, lending and NTB tests on the debug kernel
+#                   (KASAN, lockdep, kmemleak, DMA-API debug: scripts/
+#                   debug-kernel, built once and cached); TESTS="DIR[@MODEL]
+#                   ..." runs only those
 #   make demo       install dependencies and boot the emulated 2-node cluster:
 #                   node 2 lends its NVMe, node 1 borrows, uses and returns it
 #   make bench      the benchmarks: bench/RESULTS.md and bench/plots/
@@ -51,7 +55,7 @@ programs := $(BUILD)/bin/smartioctl $(BUILD)/bin/smartio-genl-send \
 unit := $(BUILD)/tests/unit/smartio-unit
 
 
-.PHONY: all ntb-core modules programs unit deps check check-slow demo bench vm-image install clean
+.PHONY: all ntb-core modules programs unit deps check check-slow check-debug demo bench vm-image install clean
 
 all: modules programs unit
 
@@ -122,6 +126,23 @@ check: vm-image
 # What make check leaves out for time: the VM tests' slow cases and models.
 check-slow: vm-image
 	@tests/check slow
+
+# The VM tests on the debug kernel (scripts/debug-kernel). Our modules and
+# the NTB core are built for it in a copy of the tree, build/debug/tree, as
+# Kbuild writes next to the sources and the reference kernel's modules must
+# stay as they are; its initramfs is build/debug/base.cpio, made the same
+# way as vm-image's. tests/check debug runs the tests (TESTS: only these).
+DEBUG_TREE := $(BUILD)/debug/tree
+check-debug: deps
+	scripts/debug-kernel image >/dev/null
+	scripts/build-qemu >$(BUILD)/qemu.tmp
+	@mv $(BUILD)/qemu.tmp $(BUILD)/qemu
+	@mkdir -p $(DEBUG_TREE)
+	git ls-files -z -co --exclude-standard | \
+		tar -c --null -T - --ignore-failed-read | tar -x -C $(DEBUG_TREE)
+	$(MAKE) -C $(DEBUG_TREE) KDIR=$$(scripts/debug-kernel headers) modules programs
+	$(DEBUG_TREE)/tests/vm/mkinitramfs $(BUILD)/debug/base.cpio $(CURDIR)/scripts/debug-kernel
+	@SMARTIO_DEBUG_TESTS="$(TESTS)" tests/check debug
 
 demo: vm-image
 	tests/vm/run --console scripts/demo
