@@ -1163,10 +1163,10 @@ static int smartio_shadow_write(struct pci_bus *bus, unsigned int devfn,
 	if (!ret && w.reset)
 		ret = smartio_shadow_reset(sh);
 	if (ret)
-		dev_notice_ratelimited(&bus->dev, "fdid %x: config write of %#x at %#x (%d bytes)%s refused by its lender, node %u: %d\n",
+		dev_notice_ratelimited(&bus->dev, "fdid %x: config write of %#x at %#x (%d bytes)%s refused by its lender, node %u: %pe\n",
 				       sh->fdid, val, where, size,
 				       w.reset ? ", a reset," : "", sh->lender,
-				       ret);
+				       ERR_PTR(ret));
 	return smartio_config_pcibios(ret);
 }
 
@@ -1316,8 +1316,8 @@ int smartio_shadow_config_init(struct smartio_shadow *sh,
 		n = min_t(u16, size - where, SMARTIO_CONFIG_READ_MAX);
 		ret = smartio_shadow_fetch(sh, where, n, &sh->config[where]);
 		if (ret) {
-			dev_err(&sh->ntb->dev, "fdid %x: cannot read its extended config space from its lender, node %u: %d\n",
-				sh->fdid, sh->lender, ret);
+			dev_err(&sh->ntb->dev, "fdid %x: cannot read its extended config space from its lender, node %u: %pe\n",
+				sh->fdid, sh->lender, ERR_PTR(ret));
 			return ret;
 		}
 	}
