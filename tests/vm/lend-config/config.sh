@@ -3,7 +3,7 @@
 #
 # Helpers for the config-space test: a function's config space read and
 # written through sysfs, as setpci would (the image has no setpci), and
-# written as a driver writes it (smartio_pcicfg_test).
+# as a driver reads and writes it (smartio_pcicfg_test).
 
 # cfg_read BDF OFFSET SIZE: SIZE bytes (1, 2 or 4) at OFFSET of the config
 # space of function BDF, as 0x-hex.
@@ -81,4 +81,30 @@ driver_write() {
 	echo "$line" | grep -q ": $want\$" ||
 		fail "a driver's config write $* returned ${line##*: }, not $want"
 	[ $rc = $((want != 0)) ] || fail "the write to smartio_pcicfg_test did not say $want"
+}
+
+# driver_read BDF OFFSET SIZE: SIZE bytes at OFFSET of BDF's config space
+# read as a driver does (where it may sleep, smartio_pcicfg_test).
+driver_read() {
+	before=$(dmesg | grep -c "test config read at" || true)
+	echo "$*" >/sys/kernel/debug/smartio_pcicfg_test/read ||
+		fail "a driver's config read $* failed"
+	dmesg | grep "test config read at" | tail -n +$((before + 1)) |
+		sed -n 's/.*bytes): //p'
+}
+
+# power_state BDF PM HOW: the power state (0 D0 ... 3 D3hot) of function
+# BDF, whose power management capability is at PM, read by HOW: "driver"
+# or "sysfs".
+power_state() {
+	case $3 in
+	driver) pmcsr=$(driver_read "$1" $(($2 + 4)) 2) ;;
+	sysfs) pmcsr=$(cfg_read "$1" $(($2 + 4)) 2) ;;
+	esac
+	echo $((pmcsr & 3))
+}
+
+# power_state_is BDF PM HOW STATE: the power state read by HOW is STATE.
+power_state_is() {
+	[ "$(power_state "$1" "$2" "$3")" = "$4" ]
 }

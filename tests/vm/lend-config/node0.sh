@@ -8,8 +8,9 @@
 # edu's config space past its 256 bytes; through sysfs (as setpci does:
 # the PCI core drops the result) and as a driver does, which gets the
 # error. Node 2 reads each register as it was. A cache line size, which a
-# borrower may set, goes through. Then node 1 resets the NVMe (FLR, a
-# reset on node 2), and its nvme driver writes and reads data again.
+# borrower may set, goes through. A power state node 2 sets reads so
+# here. Then node 1 resets the NVMe (FLR, a reset on node 2), and its nvme
+# driver writes and reads data again.
 set -eu
 . ./lend.sh
 . ./config.sh
@@ -74,6 +75,22 @@ driver_write 0 "$shadow" 0x0c 1 0x10
 vmctl put cls 0x10
 vmctl barrier written
 vmctl barrier checked
+
+# The NVMe's power state changed on node 2: it reads so where a driver
+# may sleep (from node 2), and through sysfs once read from node 2 for a
+# later reader.
+vmctl barrier d3hot
+for how in driver sysfs; do
+	wait_until 5 power_state_is "$shadow" "$pm" $how 3 ||
+		fail "read by a $how, the shadow's power state is not D3hot, node 2's"
+done
+vmctl barrier d3hot-seen
+vmctl barrier d0
+for how in driver sysfs; do
+	wait_until 5 power_state_is "$shadow" "$pm" $how 0 ||
+		fail "read by a $how, the shadow's power state is not D0 again"
+done
+vmctl barrier d0-seen
 
 # FLR: node 2 resets the function, which works on.
 echo 1 >"$sys/reset" || fail "the reset of $shadow failed"

@@ -5,10 +5,11 @@
 # its edu (20001), 256 bytes of config space, to node 1, which writes
 # registers a borrower must not: here each reads as it was, and each
 # refusal is logged once naming node 1, the function and the register.
-# Node 1's cache line size, which a borrower may set, is set. After node
-# 1's FLR, which is a reset here, the NVMe's BARs, decoding and bus master
-# are as they were, and once it is back, this node's nvme driver reads
-# what node 1 wrote after the reset.
+# Node 1's cache line size, which a borrower may set, is set. When the
+# NVMe's power state changes here, node 1 reads it. After node 1's FLR,
+# which is a reset here, the NVMe's BARs, decoding and bus master are as
+# they were, and once it is back, this node's nvme driver reads what node
+# 1 wrote after the reset.
 set -eu
 . ./lend.sh
 . ./config.sh
@@ -62,6 +63,16 @@ refused "0x3 at $(printf 0x%x $((pm + 4))) (2 bytes) refused: the power manageme
 refused "0x12345678 at 0xffc (4 bytes) refused: "
 refused "4 bytes at 0x100 refused: not an aligned access within its 256-byte config space"
 vmctl barrier checked
+
+# The power state changes here, not by node 1's write (QEMU's NVMe only
+# holds the register): node 1 reads it from here.
+pmcsr=$(cfg_read "$nvme" $((pm + 4)) 2)
+cfg_write "$nvme" $((pm + 4)) 2 $((pmcsr | 3))
+vmctl barrier d3hot
+vmctl barrier d3hot-seen
+cfg_write "$nvme" $((pm + 4)) 2 "$pmcsr"
+vmctl barrier d0
+vmctl barrier d0-seen
 
 vmctl barrier reset
 dmesg | grep "reset for node 1, its state restored" || fail "no reset for node 1"
