@@ -28,6 +28,15 @@ nvme_io() {
 	echo "$sum"
 }
 
+# power_state_seen STATE: the shadow's power state reads STATE, node 2's,
+# both as a driver reads it and through sysfs.
+power_state_seen() {
+	for how in driver sysfs; do
+		wait_until 5 power_state_is "$shadow" "$pm" $how "$1" ||
+			fail "read by a $how, the shadow's power state is not D$1, node 2's"
+	done
+}
+
 load_lend
 modprobe smartio_pcicfg_test
 wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
@@ -80,16 +89,10 @@ vmctl barrier checked
 # may sleep (from node 2), and through sysfs once read from node 2 for a
 # later reader.
 vmctl barrier d3hot
-for how in driver sysfs; do
-	wait_until 5 power_state_is "$shadow" "$pm" $how 3 ||
-		fail "read by a $how, the shadow's power state is not D3hot, node 2's"
-done
+power_state_seen 3
 vmctl barrier d3hot-seen
 vmctl barrier d0
-for how in driver sysfs; do
-	wait_until 5 power_state_is "$shadow" "$pm" $how 0 ||
-		fail "read by a $how, the shadow's power state is not D0 again"
-done
+power_state_seen 0
 vmctl barrier d0-seen
 
 # FLR: node 2 resets the function, which works on.
