@@ -4,10 +4,10 @@
 # Node 1 borrows node 2's NVMe and edu. The NVMe's shadow lists neither
 # its SR-IOV nor its ARI capability, and offers FLR. Node 1 writes what a
 # borrower must not: the NVMe's SR-IOV NumVFs and control, its power
-# state, a BAR, extended config space outside every capability, and the
-# edu's config space past its 256 bytes; through sysfs (as setpci does:
-# the PCI core drops the result) and as a driver does, which gets the
-# error. Node 2 reads each register as it was. A cache line size, which a
+# state, its ACS control if it has one, a BAR, extended config space
+# outside every capability, and the edu's config space past its 256
+# bytes; through sysfs (as setpci does: the PCI core drops the result)
+# and as a driver does, which gets the error. Node 2 reads each register as it was. A cache line size, which a
 # borrower may set, goes through. A power state node 2 sets reads so
 # here. Then node 1 resets the NVMe (FLR, a reset on node 2), and its nvme
 # driver writes and reads data again.
@@ -46,6 +46,7 @@ shadow=$(borrow_bound 20000 nvme)
 edu=$(borrow_bound 20001 none)
 sriov=$(vmctl get sriov)
 pm=$(vmctl get pm)
+acs=$(vmctl get acs)
 sys=/sys/bus/pci/devices/$shadow
 ! ext_cap_of "$shadow" 0x10 >/dev/null || fail "the shadow lists SR-IOV"
 ! ext_cap_of "$shadow" 0x0e >/dev/null || fail "the shadow lists ARI"
@@ -68,6 +69,7 @@ cfg_write "$shadow" $((sriov + 8)) 2 0x9
 cfg_write "$shadow" $((pm + 4)) 2 0x3
 cfg_write "$shadow" 0x10 4 0xfffffff0
 cfg_write "$shadow" 0xffc 4 0x12345678
+[ "$acs" = none ] || cfg_write "$shadow" $((acs + 6)) 2 0x1f
 echo "node$NODE: BAR 0 sized: $(cfg_read "$shadow" 0x10 4)"
 cfg_write "$shadow" 0x10 4 "$bar0"
 [ "$(cfg_read "$shadow" 0x10 4)" = "$bar0" ] || fail "BAR 0 reads $(cfg_read "$shadow" 0x10 4), not $bar0"

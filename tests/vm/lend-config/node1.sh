@@ -17,7 +17,7 @@ set -eu
 # snapshot BDF: the registers node 1 writes, as this node reads them.
 snapshot() {
 	for r in "$((sriov + 8)) 2" "$((sriov + 0x10)) 2" "$((pm + 4)) 2" \
-		"0x10 4" "0x14 4" "0xffc 4"; do
+		"0x10 4" "0x14 4" "0xffc 4" ${acs:+"$((acs + 6)) 2"}; do
 		# shellcheck disable=SC2086 # offset and size
 		echo "$r: $(cfg_read "$1" $r)"
 	done
@@ -36,11 +36,15 @@ nvme=$(nvme_bdf)
 edu=$(pci_name_of 0x1234 0x11e8 "edu")
 sriov=$(ext_cap_of "$nvme" 0x10) || fail "no SR-IOV capability on $nvme"
 pm=$(cap_of "$nvme" 0x01) || fail "no power management capability on $nvme"
-echo "node$NODE: $nvme: SR-IOV capability at $sriov, power management at $pm"
+# QEMU's endpoints have no ACS capability; a function with one has its
+# control tried too.
+acs=$(ext_cap_of "$nvme" 0x0d) || acs=
+echo "node$NODE: $nvme: SR-IOV capability at $sriov, power management at $pm, ACS at ${acs:-none}"
 [ "$(lend_function "$nvme")" = 20000 ] || fail "the NVMe is not fdid 20000"
 [ "$(lend_function "$edu")" = 20001 ] || fail "the edu is not fdid 20001"
 vmctl put sriov "$sriov"
 vmctl put pm "$pm"
+vmctl put acs "${acs:-none}"
 vmctl barrier available
 vmctl barrier borrowed
 
@@ -62,6 +66,7 @@ refused "0x9 at $(printf 0x%x $((sriov + 8))) (2 bytes) refused: the SR-IOV capa
 refused "0x3 at $(printf 0x%x $((pm + 4))) (2 bytes) refused: the power management capability at $pm, control/status"
 refused "0x12345678 at 0xffc (4 bytes) refused: "
 refused "4 bytes at 0x100 refused: not an aligned access within its 256-byte config space"
+[ -z "$acs" ] || refused "0x1f at $(printf 0x%x $((acs + 6))) (2 bytes) refused: the ACS capability at $acs"
 vmctl barrier checked
 
 # The power state changes here, not by node 1's write (QEMU's NVMe only
