@@ -107,14 +107,11 @@ static int smartio_borrower_request(struct smartio_shadow *sh,
 		.msi_addr = cpu_to_le64(SMARTIO_MSI_ADDR),
 		.msi_size = cpu_to_le64(SMARTIO_MSI_SIZE),
 	};
-	u32 len = 0;
 	int ret;
 
-	ret = smartio_msg_call(sh->lender, SMARTIO_MSG_OP_BORROW, &req,
-			       sizeof(req), resp, sizeof(*resp), &len,
-			       SMARTIO_LEND_TIMEOUT);
-	if (!ret && len != sizeof(*resp))
-		ret = -EBADMSG;
+	ret = smartio_lend_call(sh->lender, SMARTIO_MSG_OP_BORROW, &req,
+				sizeof(req), resp, sizeof(*resp),
+				SMARTIO_LEND_TIMEOUT);
 	if (ret)
 		smartio_borrow_error(ret, extack);
 	return ret;

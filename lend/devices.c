@@ -61,7 +61,8 @@ static int smartio_device_next_handler(u16 node_id,
 	struct smartio_device_info info = {};
 	int ret;
 
-	if (req->len != sizeof(*r))
+	/* A request: an event has no response to fill. */
+	if (!resp || req->len != sizeof(*r))
 		return -EINVAL;
 	ret = smartio_lender_next(le16_to_cpu(r->index), &info);
 	if (ret)
@@ -77,19 +78,15 @@ static int smartio_node_device_next(u16 node_id, u16 index,
 {
 	struct smartio_device_next_req req = { .index = cpu_to_le16(index) };
 	struct smartio_device_wire w;
-	u32 len = 0;
 	int ret;
 
 	if (node_id == smartio_local_node_id())
 		return smartio_lender_next(index, info);
 
-	ret = smartio_msg_call(node_id, SMARTIO_MSG_OP_DEVICE_NEXT, &req,
-			       sizeof(req), &w, sizeof(w), &len,
-			       SMARTIO_LEND_TIMEOUT);
+	ret = smartio_lend_call(node_id, SMARTIO_MSG_OP_DEVICE_NEXT, &req,
+				sizeof(req), &w, sizeof(w), SMARTIO_LEND_TIMEOUT);
 	if (ret)
 		return ret;
-	if (len != sizeof(w))
-		return -EBADMSG;
 	smartio_device_from_wire(&w, info);
 	/*
 	 * Through a loopback cable, another adapter of this very node

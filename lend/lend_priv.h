@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Private to smartio_lend: the lender's devices (lender.c) and the
- * cluster-wide view of devices (devices.c).
+ * Private to smartio_lend: the lender's devices (lender.c), the
+ * cluster-wide view of devices (devices.c), config space (config.c) and
+ * the borrower's shadow devices (borrower.c, shadow.c).
  */
 #ifndef _SMARTIO_LEND_PRIV_H
 #define _SMARTIO_LEND_PRIV_H
@@ -10,15 +11,42 @@
 #include <linux/pci.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include "smartio/lend.h"
 #include "smartio/le.h"
+#include "smartio/ntb.h"
 
 /* Name of the lender's stub driver, which holds available functions. */
 #define SMARTIO_LENDER_DRIVER	"smartio-lender"
 
 /* Time a request to another node may take. */
 #define SMARTIO_LEND_TIMEOUT	(5 * HZ)
+
+/*
+ * A request to node @node whose response is @resp_size bytes into @resp:
+ * smartio_msg_call()'s status, or -EBADMSG if it answered with another
+ * size.
+ */
+static inline int smartio_lend_call(u16 node, u16 op, const void *req,
+				    u32 len, void *resp, u32 resp_size,
+				    unsigned long timeout)
+{
+	u32 resp_len = 0;
+	int ret;
+
+	ret = smartio_msg_call(node, op, req, len, resp, resp_size, &resp_len,
+			       timeout);
+	if (!ret && resp_len != resp_size)
+		ret = -EBADMSG;
+	return ret;
+}
+
+/*
+ * Time a reset on the lender may take: the PCI core waits up to 60 s for
+ * a function to come back from one (PCIE_RESET_READY_POLL_MS).
+ */
+#define SMARTIO_LEND_RESET_TIMEOUT	(65 * HZ)
 
 /*
  * SMARTIO_MSG_OP_DEVICE_NEXT: the lender's device with the lowest index
@@ -60,13 +88,18 @@ struct smartio_bar_wire {
 	__le64 size;
 };
 
-#define SMARTIO_BORROW_CONFIG_SIZE	256
+#define SMARTIO_BORROW_CONFIG_SIZE	PCI_CFG_SPACE_SIZE
+
+/* smartio_borrow_resp.flags: the lender can reset the function. */
+#define SMARTIO_BORROW_RESETTABLE	BIT(0)
 
 /*
  * SMARTIO_MSG_OP_BORROW response: where the device sees the borrower's
- * ranges, its memory BARs (size 0: none), its config space, and the
- * device as the lender now lists it (the borrower's answer to its user,
- * without asking again).
+ * ranges, its memory BARs (size 0: none), the first 256 bytes of its
+ * config space and the size of all of it (256 or 4096 bytes: the rest is
+ * read with SMARTIO_MSG_OP_CONFIG_READ, which a message would not hold
+ * with the rest), SMARTIO_BORROW_* flags, and the device as the lender
+ * now lists it (the borrower's answer to its user, without asking again).
  */
 struct smartio_borrow_resp {
 	__le64 dma_base;
@@ -74,9 +107,15 @@ struct smartio_borrow_resp {
 	struct smartio_bar_wire bars[PCI_STD_NUM_BARS];
 	u8 config[SMARTIO_BORROW_CONFIG_SIZE];
 	struct smartio_device_wire device;
+	__le16 config_size;
+	__le16 flags;
+	__le32 reserved;
 };
 
-/* SMARTIO_MSG_OP_RETURN request and SMARTIO_MSG_OP_RECLAIMED event. */
+/*
+ * SMARTIO_MSG_OP_RETURN request and SMARTIO_MSG_OP_RECLAIMED event; every
+ * config access (below) starts with the fdid as it does.
+ */
 struct smartio_return_req {
 	__le32 fdid;
 };
@@ -92,7 +131,13 @@ struct smartio_return_req {
 #define SMARTIO_LENDER_COMMAND \
 	(PCI_COMMAND_IO | PCI_COMMAND_MEMORY | PCI_COMMAND_INTX_DISABLE)
 
-/* SMARTIO_MSG_OP_CONFIG_WRITE event: a config write of the borrower. */
+/*
+ * SMARTIO_MSG_OP_CONFIG_WRITE: a config write of the borrower, @size
+ * bytes (1, 2 or 4) at @offset, aligned to its size; an event, or a
+ * request where the borrower waits for the lender's verdict: 0, -EPERM
+ * (refused: config.c has what a borrower may write), -EINVAL (not a
+ * config access of the function).
+ */
 struct smartio_config_write {
 	__le32 fdid;
 	__le32 value;
@@ -101,7 +146,81 @@ struct smartio_config_write {
 	u8 reserved;
 };
 
-#define SMARTIO_SHADOW_CONFIG_SIZE	4096
+/*
+ * SMARTIO_MSG_OP_CONFIG_READ request: @size bytes at @offset of the
+ * function's config space as they are now: 1 or 2 bytes aligned to their
+ * size, or whole dwords up to SMARTIO_CONFIG_READ_MAX bytes. The response
+ * holds them.
+ */
+struct smartio_config_read_req {
+	__le32 fdid;
+	__le16 offset;
+	__le16 size;
+};
+
+#define SMARTIO_CONFIG_READ_MAX		2048
+
+/* SMARTIO_MSG_OP_RESET request: reset the function, its state restored. */
+struct smartio_reset_req {
+	__le32 fdid;
+};
+
+#define SMARTIO_SHADOW_CONFIG_SIZE	PCI_CFG_SPACE_EXP_SIZE
+
+/* Capabilities a layout holds at most; a function has a few. */
+#define SMARTIO_CONFIG_MAX_CAPS		64
+
+/**
+ * struct smartio_config_cap - Where a capability is in config space.
+ * @start: Its offset.
+ * @len: Its length, never past the next capability or its space's end.
+ * @id: Its capability id (standard or extended).
+ * @ext: It is an extended capability.
+ */
+struct smartio_config_cap {
+	u16 start;
+	u16 len;
+	u16 id;
+	bool ext;
+};
+
+/**
+ * struct smartio_config_layout - A function's config space as the lender
+ *	has it: what config.c's permissions apply to. Built from a copy of
+ *	it, the lender's own (at the borrow) and the borrower's (from what
+ *	the lender sent).
+ * @size: Bytes of config space: 256, or 4096 with extended space.
+ * @pm: Offset of the power management capability, 0 if none.
+ * @exp: Offset of the PCI Express capability, 0 if none.
+ * @nr_caps: Capabilities in @caps.
+ * @caps: Each capability, standard then extended, in list order.
+ */
+struct smartio_config_layout {
+	u16 size;
+	u16 pm;
+	u16 exp;
+	u16 nr_caps;
+	struct smartio_config_cap caps[SMARTIO_CONFIG_MAX_CAPS];
+};
+
+/*
+ * Registers the lender's function changes on its own, which the shadow
+ * reads from the lender where its reader may sleep (config.c): status,
+ * power management control/status, PCI Express device and link status.
+ */
+#define SMARTIO_CONFIG_NR_DYNAMIC	4
+
+/**
+ * struct smartio_shadow_dynamic - One such register of a shadow.
+ * @where: Its offset, 0 if the function has none.
+ * @mask: Its bits the lender's function has; the others are the shadow's.
+ * @fresh_until: Until when (jiffies) the copy of it is recent enough.
+ */
+struct smartio_shadow_dynamic {
+	u16 where;
+	u16 mask;
+	unsigned long fresh_until;
+};
 
 /**
  * struct smartio_shadow - A borrowed function on the borrower (shadow.c).
@@ -134,8 +253,17 @@ struct smartio_config_write {
  * @msi_domain: The bus's MSI domain.
  * @bus: The virtual root bus.
  * @pdev: The shadow device, referenced.
- * @config_lock: Protects @config.
+ * @config_lock: Protects @config, @dynamic and @closing.
  * @config: The config space the driver sees.
+ * @config_size: The function's config space on its lender: 256 or 4096
+ *	bytes. Past it the shadow reads all-ones.
+ * @layout: Its capabilities, as the lender has them (config.c).
+ * @resettable: The lender can reset the function: the shadow offers FLR.
+ * @lender_mps: The lender's Max_Payload_Size bits of device control; the
+ *	shadow's are its driver's own.
+ * @dynamic: Registers read from the lender (SMARTIO_CONFIG_NR_DYNAMIC).
+ * @refresh: Reads stale @dynamic registers an atomic reader came upon.
+ * @closing: The shadow goes: @refresh is not queued again.
  */
 struct smartio_shadow {
 	struct list_head list;
@@ -164,7 +292,20 @@ struct smartio_shadow {
 	struct pci_dev *pdev;
 	spinlock_t config_lock;
 	u8 config[SMARTIO_SHADOW_CONFIG_SIZE];
+	u16 config_size;
+	struct smartio_config_layout layout;
+	bool resettable;
+	u16 lender_mps;
+	struct smartio_shadow_dynamic dynamic[SMARTIO_CONFIG_NR_DYNAMIC];
+	struct work_struct refresh;
+	bool closing;
 };
+
+static inline struct smartio_shadow *
+smartio_shadow_of_bus(const struct pci_bus *bus)
+{
+	return container_of(bus->sysdata, struct smartio_shadow, sysdata);
+}
 
 /*
  * Bits of smartio_shadow.warned: a driver whose DMA mask or 32-bit MSI
@@ -173,6 +314,24 @@ struct smartio_shadow {
  */
 #define SMARTIO_SHADOW_WARNED_DMA	0
 #define SMARTIO_SHADOW_WARNED_MSI	1
+
+/* config.c */
+void smartio_config_layout_build(struct smartio_config_layout *l,
+				 const u8 *cfg, u16 size);
+int smartio_config_lend(struct pci_dev *pdev,
+			struct smartio_config_layout *layout,
+			struct smartio_borrow_resp *resp);
+int smartio_config_write(struct pci_dev *pdev,
+			 const struct smartio_config_layout *layout, u16 node,
+			 const struct smartio_config_write *w);
+int smartio_config_read(struct pci_dev *pdev, u16 node,
+			const struct smartio_config_read_req *r, void *resp,
+			u32 *resp_len);
+int smartio_config_reset(struct pci_dev *pdev, u16 node);
+extern struct pci_ops smartio_shadow_pci_ops;
+int smartio_shadow_config_init(struct smartio_shadow *sh,
+			       const struct smartio_borrow_resp *resp);
+void smartio_shadow_config_exit(struct smartio_shadow *sh);
 
 /* shadow.c */
 int smartio_shadow_init(void);

@@ -21,7 +21,6 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
-#include <asm/unaligned.h>
 
 #include "smartio/fdid.h"
 #include "smartio/ntb.h"
@@ -46,6 +45,8 @@
  * @bar_grant: Lets the borrower reach each BAR.
  * @listed: Its requester IDs (its VFs' too) are listed toward @borrower
  *	in the NTB's requester-ID table (smartio_requester_add_with_vfs()).
+ * @layout: Its capabilities while borrowed: what its borrower's config
+ *	writes are judged by (config.c).
  */
 struct smartio_lent {
 	struct list_head list;
@@ -61,6 +62,7 @@ struct smartio_lent {
 	resource_size_t bar_size[PCI_STD_NUM_BARS];
 	struct smartio_grant *bar_grant[PCI_STD_NUM_BARS];
 	bool listed;
+	struct smartio_config_layout layout;
 };
 
 /*
@@ -555,46 +557,6 @@ static int smartio_lent_map(struct smartio_lent *lent,
 }
 
 /*
- * The first SMARTIO_BORROW_CONFIG_SIZE bytes of @pdev's config space as a
- * driver expects them. A virtual function's own read 0xffff as vendor and
- * device id and 0 in its BARs (its memory comes from its physical
- * function's SR-IOV capability): it gets the ids Linux keeps for it, and
- * BARs of its resources' type and at their addresses.
- */
-static void smartio_lent_config(struct pci_dev *pdev, u8 *config)
-{
-	int i;
-
-	for (i = 0; i < SMARTIO_BORROW_CONFIG_SIZE; i += 4) {
-		u32 v;
-
-		pci_read_config_dword(pdev, i, &v);
-		put_unaligned_le32(v, &config[i]);
-	}
-	if (!pdev->is_virtfn)
-		return;
-	put_unaligned_le16(pdev->vendor, &config[PCI_VENDOR_ID]);
-	put_unaligned_le16(pdev->device, &config[PCI_DEVICE_ID]);
-	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
-		unsigned long flags = pci_resource_flags(pdev, i);
-		resource_size_t start = pci_resource_start(pdev, i);
-		u8 *bar = &config[PCI_BASE_ADDRESS_0 + 4 * i];
-
-		if (!(flags & IORESOURCE_MEM) || !pci_resource_len(pdev, i))
-			continue;
-		put_unaligned_le32(lower_32_bits(start) |
-				   (flags & IORESOURCE_PREFETCH ?
-				    PCI_BASE_ADDRESS_MEM_PREFETCH : 0) |
-				   (flags & IORESOURCE_MEM_64 ?
-				    PCI_BASE_ADDRESS_MEM_TYPE_64 : 0), bar);
-		if ((flags & IORESOURCE_MEM_64) && i + 1 < PCI_STD_NUM_BARS) {
-			put_unaligned_le32(upper_32_bits(start), bar + 4);
-			i++;
-		}
-	}
-}
-
-/*
  * Lends @lent to @node: the function gets its own IOMMU domain holding the
  * windows onto the borrower's DMA and MSI ranges, its BARs are offered to
  * the borrower, and @resp tells where everything is. Called with
@@ -706,8 +668,7 @@ static int smartio_lent_setup(struct smartio_lent *lent, u16 node,
 		return ret;
 	lent->listed = true;
 	pci_set_master(pdev);
-	smartio_lent_config(pdev, resp->config);
-	return 0;
+	return smartio_config_lend(pdev, &lent->layout, resp);
 }
 
 /* Messaging handler: a node borrows one of our devices. */
@@ -720,7 +681,8 @@ static int smartio_lender_borrow_handler(u16 node_id,
 	struct smartio_lent *lent;
 	int ret = 0;
 
-	if (req->len != sizeof(*r) || r->reserved)
+	/* A request: an event has no response to fill. */
+	if (!resp || req->len != sizeof(*r) || r->reserved)
 		return -EINVAL;
 	mutex_lock(&smartio_lender_lock);
 	lent = smartio_lent_find(le32_to_cpu(r->fdid), &ret, NULL);
@@ -776,66 +738,63 @@ static int smartio_lender_return_handler(u16 node_id,
 	return ret;
 }
 
-/*
- * The value to write of a borrower's write at @offset (of the command
- * register, 4 or 5) with the command bits lending keeps to itself
- * (SMARTIO_LENDER_COMMAND) as they are, or must be, here.
- */
-static u32 smartio_lender_command(struct pci_dev *pdev, u16 offset, u32 value)
+/* The payload of each config access the borrower sends, by op. */
+static u32 smartio_lender_config_len(u16 op)
 {
-	int shift = (offset - PCI_COMMAND) * 8;
-	u16 cmd;
-
-	pci_read_config_word(pdev, PCI_COMMAND, &cmd);
-	cmd = (cmd & PCI_COMMAND_IO) | PCI_COMMAND_MEMORY |
-	      PCI_COMMAND_INTX_DISABLE;
-	return (value & ~(SMARTIO_LENDER_COMMAND >> shift)) | (cmd >> shift);
+	switch (op) {
+	case SMARTIO_MSG_OP_CONFIG_WRITE:
+		return sizeof(struct smartio_config_write);
+	case SMARTIO_MSG_OP_CONFIG_READ:
+		return sizeof(struct smartio_config_read_req);
+	default:
+		return sizeof(struct smartio_reset_req);
+	}
 }
 
 /*
- * Messaging handler (event, or request when the borrower waits): a config
- * write of the borrower. What would move the function in our address
- * space (BARs, expansion ROM) is this host's to decide and is dropped, and
- * so are the command bits lending keeps (SMARTIO_LENDER_COMMAND).
+ * Messaging handler of the borrower's config accesses, which config.c
+ * serves: writes (events, or requests where the borrower waits for the
+ * verdict), reads (requests) and resets (requests, or events from the
+ * borrower's atomic context). Each payload starts with the fdid. Those of
+ * a device being reclaimed from the node are dropped.
  */
 static int smartio_lender_config_handler(u16 node_id,
 					 const struct smartio_msg *req,
 					 void *resp, u32 *resp_len)
 {
-	const struct smartio_config_write *w = req->payload;
+	const struct smartio_return_req *r = req->payload;
 	struct smartio_lent *lent;
-	u16 offset;
-	u32 value;
 	int ret = 0;
 
-	if (req->len != sizeof(*w))
+	if (req->len != smartio_lender_config_len(req->op) ||
+	    (req->op == SMARTIO_MSG_OP_CONFIG_READ && !resp))
 		return -EINVAL;
-	offset = le16_to_cpu(w->offset);
-	value = le32_to_cpu(w->value);
-	if ((offset >= PCI_BASE_ADDRESS_0 && offset < PCI_CARDBUS_CIS) ||
-	    (offset >= PCI_ROM_ADDRESS && offset < PCI_CAPABILITY_LIST))
-		return 0;
 	mutex_lock(&smartio_lender_lock);
-	lent = smartio_lent_find(le32_to_cpu(w->fdid), &ret, NULL);
-	if (lent && lent->state == SMARTIO_DEVICE_STATE_BORROWED &&
-	    lent->borrower == node_id) {
-		if (offset == PCI_COMMAND || offset == PCI_COMMAND + 1)
-			value = smartio_lender_command(lent->pdev, offset,
-						       value);
-		switch (w->size) {
-		case 1:
-			pci_write_config_byte(lent->pdev, offset, value);
-			break;
-		case 2:
-			pci_write_config_word(lent->pdev, offset, value);
-			break;
-		case 4:
-			pci_write_config_dword(lent->pdev, offset, value);
-			break;
-		}
+	lent = smartio_lent_find(le32_to_cpu(r->fdid), &ret, NULL);
+	if (!lent || (lent->state == SMARTIO_DEVICE_STATE_RETURNING &&
+		      lent->borrower == node_id))
+		goto unlock;
+	if (lent->state != SMARTIO_DEVICE_STATE_BORROWED ||
+	    lent->borrower != node_id) {
+		ret = -EPERM;
+		goto unlock;
 	}
+	switch (req->op) {
+	case SMARTIO_MSG_OP_CONFIG_WRITE:
+		ret = smartio_config_write(lent->pdev, &lent->layout, node_id,
+					   req->payload);
+		break;
+	case SMARTIO_MSG_OP_CONFIG_READ:
+		ret = smartio_config_read(lent->pdev, node_id, req->payload,
+					  resp, resp_len);
+		break;
+	default:
+		ret = smartio_config_reset(lent->pdev, node_id);
+		break;
+	}
+unlock:
 	mutex_unlock(&smartio_lender_lock);
-	return 0;
+	return ret;
 }
 
 /* Is @lent back from being reclaimed? */
@@ -951,6 +910,8 @@ static const struct {
 	{ SMARTIO_MSG_OP_BORROW, smartio_lender_borrow_handler },
 	{ SMARTIO_MSG_OP_RETURN, smartio_lender_return_handler },
 	{ SMARTIO_MSG_OP_CONFIG_WRITE, smartio_lender_config_handler },
+	{ SMARTIO_MSG_OP_CONFIG_READ, smartio_lender_config_handler },
+	{ SMARTIO_MSG_OP_RESET, smartio_lender_config_handler },
 };
 
 static void smartio_lender_handlers_unregister(unsigned int n)

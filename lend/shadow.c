@@ -5,15 +5,12 @@
  *
  * Modelled on drivers/pci/controller/vmd.c:
  *
- *  - Config space: served from a copy the lender sent at borrow time. BARs
- *    read the lender's bus addresses and are sized here; the bus's window
- *    for each BAR translates its bus address to our window onto the real
- *    BAR (an offset per window, as VMD's), so that a 32-bit BAR works with
- *    a window above 4 GiB. The interrupt pin reads 0 (no INTx across the
- *    fabric). Writes that have an effect on the function go to the
- *    lender in order, one message each (waited for where the caller may
- *    sleep, posted in atomic context); command bits only the lender sets
- *    (decoding, INTx) are never sent.
+ *  - Config space: served from a copy of the lender's, less what the
+ *    borrower must not use, its writes judged by the lender (config.c).
+ *    BARs read the lender's bus addresses and are sized here; the bus's
+ *    window for each BAR translates its bus address to our window onto
+ *    the real BAR (an offset per window, as VMD's), so that a 32-bit BAR
+ *    works with a window above 4 GiB.
  *  - MMIO: the BARs are our windows onto the real ones; no software in
  *    between.
  *  - Interrupts: an MSI domain of the bus's own, stacked on the NTB's
@@ -48,143 +45,10 @@
 #include "smartio/ntb.h"
 #include "lend_priv.h"
 
-static struct smartio_shadow *smartio_shadow_of_bus(const struct pci_bus *bus)
-{
-	return container_of(bus->sysdata, struct smartio_shadow, sysdata);
-}
-
 static struct smartio_shadow *smartio_shadow_of(struct device *dev)
 {
 	return smartio_shadow_of_bus(to_pci_dev(dev)->bus);
 }
-
-/* --- config space --- */
-
-static int smartio_shadow_read(struct pci_bus *bus, unsigned int devfn,
-			       int where, int size, u32 *val)
-{
-	struct smartio_shadow *sh = smartio_shadow_of_bus(bus);
-	unsigned long flags;
-
-	if (devfn || where < 0 || where + size > SMARTIO_SHADOW_CONFIG_SIZE) {
-		*val = ~0U;
-		return PCIBIOS_DEVICE_NOT_FOUND;
-	}
-	/* A lost device reads all-ones, as one that fell off a real bus. */
-	if (READ_ONCE(sh->lost)) {
-		*val = ~0U;
-		return PCIBIOS_SUCCESSFUL;
-	}
-	spin_lock_irqsave(&sh->config_lock, flags);
-	switch (size) {
-	case 1:
-		*val = sh->config[where];
-		break;
-	case 2:
-		*val = get_unaligned_le16(&sh->config[where]);
-		break;
-	default:
-		*val = get_unaligned_le32(&sh->config[where]);
-		break;
-	}
-	spin_unlock_irqrestore(&sh->config_lock, flags);
-	return PCIBIOS_SUCCESSFUL;
-}
-
-/* Merges a write of @size bytes at @where into the dword at @reg. */
-static u32 smartio_shadow_merge(u32 old, int reg, int where, int size, u32 val)
-{
-	int shift = (where - reg) * 8;
-	u32 mask = size == 4 ? ~0U : (BIT(size * 8) - 1) << shift;
-
-	return (old & ~mask) | ((val << shift) & mask);
-}
-
-static int smartio_shadow_write(struct pci_bus *bus, unsigned int devfn,
-				int where, int size, u32 val)
-{
-	struct smartio_shadow *sh = smartio_shadow_of_bus(bus);
-	struct smartio_config_write w = {
-		.fdid = cpu_to_le32(sh->fdid),
-		.value = cpu_to_le32(val),
-		.offset = cpu_to_le16(where),
-		.size = size,
-	};
-	int reg = where & ~3;
-	unsigned long flags;
-	u32 old;
-
-	if (devfn || where < 0 || where + size > SMARTIO_SHADOW_CONFIG_SIZE)
-		return PCIBIOS_DEVICE_NOT_FOUND;
-	if (READ_ONCE(sh->lost))
-		return PCIBIOS_SUCCESSFUL;
-
-	spin_lock_irqsave(&sh->config_lock, flags);
-	old = get_unaligned_le32(&sh->config[reg]);
-	if (reg >= PCI_BASE_ADDRESS_0 && reg <= PCI_BASE_ADDRESS_5) {
-		/* Sizing: only the address bits above the size stick. */
-		u32 mask = sh->bar_mask[(reg - PCI_BASE_ADDRESS_0) / 4];
-		u32 v = smartio_shadow_merge(old, reg, where, size, val);
-
-		put_unaligned_le32((old & ~mask) | (v & mask), &sh->config[reg]);
-		spin_unlock_irqrestore(&sh->config_lock, flags);
-		return PCIBIOS_SUCCESSFUL;
-	}
-	if (reg == PCI_ROM_ADDRESS || reg == PCI_INTERRUPT_LINE) {
-		/* No ROM; the interrupt line is this host's bookkeeping. */
-		if (reg == PCI_INTERRUPT_LINE && where == reg && size == 1)
-			sh->config[reg] = val;
-		spin_unlock_irqrestore(&sh->config_lock, flags);
-		return PCIBIOS_SUCCESSFUL;
-	}
-	if (reg == PCI_COMMAND) {
-		u32 new = smartio_shadow_merge(old, reg, where, size, val);
-
-		/* The status bits are write-one-to-clear: not copied. */
-		put_unaligned_le32((old & 0xffff0000) | (new & 0xffff),
-				   &sh->config[reg]);
-		/*
-		 * Nothing to send if the command bits change only where the
-		 * lender keeps its own (Linux toggles decoding around each
-		 * BAR's sizing, and INTx around MSI setup: each would be a
-		 * round trip) and no status bit is cleared. The lender's
-		 * other bits are our copy's: its own at the borrow, then
-		 * ours, sent whenever they changed.
-		 */
-		if (!(smartio_shadow_merge(0, reg, where, size, val) >> 16) &&
-		    !((old ^ new) & 0xffff & ~SMARTIO_LENDER_COMMAND)) {
-			spin_unlock_irqrestore(&sh->config_lock, flags);
-			return PCIBIOS_SUCCESSFUL;
-		}
-	} else {
-		put_unaligned_le32(smartio_shadow_merge(old, reg, where, size,
-							val),
-				   &sh->config[reg]);
-	}
-	spin_unlock_irqrestore(&sh->config_lock, flags);
-
-	/*
-	 * Where we may sleep, wait until the write is done, so that MMIO
-	 * that follows it (through our windows, not the messages) finds it
-	 * done; in atomic context, post it: it is still ordered with our
-	 * other messages.
-	 */
-	if (preemptible()) {
-		u32 len;
-
-		smartio_msg_call(sh->lender, SMARTIO_MSG_OP_CONFIG_WRITE, &w,
-				 sizeof(w), NULL, 0, &len, SMARTIO_LEND_TIMEOUT);
-	} else {
-		smartio_msg_post(sh->lender, SMARTIO_MSG_OP_CONFIG_WRITE, &w,
-				 sizeof(w));
-	}
-	return PCIBIOS_SUCCESSFUL;
-}
-
-static struct pci_ops smartio_shadow_pci_ops = {
-	.read = smartio_shadow_read,
-	.write = smartio_shadow_write,
-};
 
 /* Is BAR @i in @cfg a 64-bit memory BAR (with room for its upper half)? */
 static bool smartio_shadow_bar_is64(const u8 *cfg, int i)
@@ -208,16 +72,14 @@ static u64 smartio_shadow_bar_bus(const u8 *cfg, int i)
 }
 
 /*
- * The copy of config space the driver sees: the lender's, with the BARs
- * sized by ours, and INTx and the expansion ROM hidden.
+ * The BARs of the copy of config space the driver sees (config.c): sized
+ * by ours (bar_mask: the writable bits), and 0 where the lender sent none.
  */
-static void smartio_shadow_config_init(struct smartio_shadow *sh,
-				       const struct smartio_borrow_resp *resp)
+static void smartio_shadow_config_bars(struct smartio_shadow *sh)
 {
 	u8 *cfg = sh->config;
 	int i;
 
-	memcpy(cfg, resp->config, sizeof(resp->config));
 	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
 		int reg = PCI_BASE_ADDRESS_0 + 4 * i;
 		u64 size = sh->bar_size[i];
@@ -234,9 +96,6 @@ static void smartio_shadow_config_init(struct smartio_shadow *sh,
 			sh->bar_mask[i] = upper_32_bits(~(size - 1));
 		}
 	}
-	put_unaligned_le32(0, &cfg[PCI_ROM_ADDRESS]);
-	cfg[PCI_INTERRUPT_PIN] = 0;
-	cfg[PCI_INTERRUPT_LINE] = 0;
 }
 
 /* --- interrupts --- */
@@ -973,10 +832,13 @@ int smartio_shadow_create(struct smartio_shadow *sh,
 	ret = smartio_shadow_map_bars(sh, resp);
 	if (ret)
 		goto err_bars;
-	smartio_shadow_config_init(sh, resp);
-	ret = smartio_shadow_insert_windows(sh);
+	ret = smartio_shadow_config_init(sh, resp);
 	if (ret)
 		goto err_bars;
+	smartio_shadow_config_bars(sh);
+	ret = smartio_shadow_insert_windows(sh);
+	if (ret)
+		goto err_config;
 
 	sh->sysdata.domain = smartio_shadow_free_domain();
 	sh->sysdata.node = dev_to_node(&sh->ntb->dev);
@@ -1038,6 +900,8 @@ err_msi:
 	smartio_shadow_msi_exit(sh);
 err_windows:
 	smartio_shadow_release_windows(sh);
+err_config:
+	smartio_shadow_config_exit(sh);
 err_bars:
 	smartio_shadow_unmap_bars(sh);
 	return ret;
@@ -1054,6 +918,7 @@ void smartio_shadow_destroy(struct smartio_shadow *sh)
 	struct pci_bus *bus = sh->bus;
 	struct pci_host_bridge *bridge = to_pci_host_bridge(bus->bridge);
 
+	smartio_shadow_config_exit(sh);
 	pci_dev_put(sh->pdev);
 	pci_lock_rescan_remove();
 	pci_stop_root_bus(bus);
