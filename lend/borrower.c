@@ -149,8 +149,10 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 		goto out_unlock;
 	}
 
+	/* What the lender lends now is of this session: its leaving undoes it. */
+	sh->session = smartio_node_session(sh->lender);
 	ntb = smartio_node_dma_device(sh->lender);
-	if (!ntb) {
+	if (!sh->session || !ntb) {
 		NL_SET_ERR_MSG(extack, "the device's lender is not reachable");
 		ret = -EHOSTUNREACH;
 		goto out_unlock;
@@ -274,12 +276,14 @@ static void smartio_borrower_lose(struct smartio_shadow *sh, const char *why,
 /**
  * smartio_borrower_node_left() - Lose what a node that left lent us.
  * @node_id: The node.
+ * @session: The session it left: what it lent us in a later one, after a
+ *	quick rejoin, stays.
  *
  * Its windows lead nowhere already; the shadow devices are removed as
  * surprise removals: config space reads all-ones, DMA maps fail, and the
  * drivers fail their outstanding I/O.
  */
-void smartio_borrower_node_left(u16 node_id)
+void smartio_borrower_node_left(u16 node_id, u32 session)
 {
 	struct smartio_shadow *sh, *next;
 	char why[32];
@@ -287,7 +291,7 @@ void smartio_borrower_node_left(u16 node_id)
 	snprintf(why, sizeof(why), "its lender, node %u, left", node_id);
 	mutex_lock(&smartio_borrower_lock);
 	list_for_each_entry_safe(sh, next, &smartio_shadows, list)
-		if (sh->lender == node_id)
+		if (sh->lender == node_id && sh->session <= session)
 			smartio_borrower_lose(sh, why, false);
 	mutex_unlock(&smartio_borrower_lock);
 }
@@ -296,11 +300,15 @@ void smartio_borrower_node_left(u16 node_id)
  * struct smartio_reclaimed - A device its lender took back, to be removed.
  * @work: Queued on smartio_lend_wq.
  * @lender: The lender.
+ * @session: The session the lender said so in: a shadow of a later one
+ *	(the lender left, joined again and lent the device anew before the
+ *	work ran) stays.
  * @fdid: The device.
  */
 struct smartio_reclaimed {
 	struct work_struct work;
 	u16 lender;
+	u32 session;
 	u32 fdid;
 };
 
@@ -313,7 +321,7 @@ static void smartio_borrower_reclaimed_work(struct work_struct *work)
 
 	mutex_lock(&smartio_borrower_lock);
 	sh = smartio_shadow_find(r->fdid);
-	if (sh && sh->lender == r->lender)
+	if (sh && sh->lender == r->lender && sh->session <= r->session)
 		smartio_borrower_lose(sh, "its lender reclaimed it", true);
 	mutex_unlock(&smartio_borrower_lock);
 	kfree(r);
@@ -329,14 +337,20 @@ static int smartio_borrower_reclaimed_handler(u16 node_id,
 {
 	const struct smartio_return_req *ev = req->payload;
 	struct smartio_reclaimed *r;
+	u32 session;
 
 	if (req->len != sizeof(*ev))
 		return -EINVAL;
+	/* Served in the session it was sent in, unless the lender left. */
+	session = smartio_node_session(node_id);
+	if (!session)
+		return 0;	/* its leaving removes the shadow */
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
 	INIT_WORK(&r->work, smartio_borrower_reclaimed_work);
 	r->lender = node_id;
+	r->session = session;
 	r->fdid = le32_to_cpu(ev->fdid);
 	queue_work(smartio_lend_wq, &r->work);
 	return 0;

@@ -46,6 +46,7 @@
  * @bar_grant: Lets the borrower reach each BAR.
  * @listed: Its requester IDs (its VFs' too) are listed toward @borrower
  *	in the NTB's requester-ID table (smartio_requester_add_with_vfs()).
+ * @session: The session @borrower borrowed it in (smartio_node_session()).
  */
 struct smartio_lent {
 	struct list_head list;
@@ -61,6 +62,7 @@ struct smartio_lent {
 	resource_size_t bar_size[PCI_STD_NUM_BARS];
 	struct smartio_grant *bar_grant[PCI_STD_NUM_BARS];
 	bool listed;
+	u32 session;
 };
 
 /*
@@ -86,12 +88,17 @@ static DECLARE_WAIT_QUEUE_HEAD(smartio_lender_returned);
 /* How long a reclaim waits for the borrower to let go before forcing it. */
 #define SMARTIO_RECLAIM_TIMEOUT	(10 * HZ)
 
-/* Is @lent lent to @node (borrowed, or being reclaimed from it)? */
-static bool smartio_lent_held_by(const struct smartio_lent *lent, u16 node)
+/*
+ * Is @lent lent to @node (borrowed, or being reclaimed from it), in
+ * @session or an earlier one (any session: 0)?
+ */
+static bool smartio_lent_held_by(const struct smartio_lent *lent, u16 node,
+				 u32 session)
 {
 	return (lent->state == SMARTIO_DEVICE_STATE_BORROWED ||
 		lent->state == SMARTIO_DEVICE_STATE_RETURNING) &&
-	       lent->borrower == node;
+	       lent->borrower == node &&
+	       (!session || lent->session <= session);
 }
 static LIST_HEAD(smartio_lent_devices);
 static DEFINE_IDA(smartio_lent_ida);
@@ -421,6 +428,7 @@ static void smartio_lent_teardown(struct smartio_lent *lent)
 		pci_disable_device(pdev);
 	lent->state = SMARTIO_DEVICE_STATE_AVAILABLE;
 	lent->borrower = 0;
+	lent->session = 0;
 }
 
 /*
@@ -734,6 +742,15 @@ static int smartio_lender_borrow_handler(u16 node_id,
 		ret = -EBUSY;
 		goto unlock;
 	}
+	/*
+	 * The session it asks in: if it left since, its leaving is handled
+	 * after this (it waits for our lock) and takes the device back.
+	 */
+	lent->session = smartio_node_session(node_id);
+	if (!lent->session) {
+		ret = -ENOTCONN;
+		goto unlock;
+	}
 	memset(resp, 0, sizeof(struct smartio_borrow_resp));
 	ret = smartio_lent_setup(lent, node_id, r, resp);
 	if (ret) {
@@ -765,7 +782,8 @@ static int smartio_lender_return_handler(u16 node_id,
 		return -EINVAL;
 	mutex_lock(&smartio_lender_lock);
 	lent = smartio_lent_find(le32_to_cpu(r->fdid), &ret, NULL);
-	if (lent && !smartio_lent_held_by(lent, node_id))
+	/* Not (or no longer) lent to it: a late or repeated return. */
+	if (lent && !smartio_lent_held_by(lent, node_id, 0))
 		ret = -EPERM;
 	if (!ret) {
 		smartio_lent_teardown(lent);
@@ -902,14 +920,16 @@ unlock:
 /**
  * smartio_lender_node_left() - Take back what a node that left borrowed.
  * @node_id: The node.
+ * @session: The session it left: what it borrowed in a later one, after
+ *	a quick rejoin, stays.
  */
-void smartio_lender_node_left(u16 node_id)
+void smartio_lender_node_left(u16 node_id, u32 session)
 {
 	struct smartio_lent *lent;
 
 	mutex_lock(&smartio_lender_lock);
 	list_for_each_entry(lent, &smartio_lent_devices, list) {
-		if (!smartio_lent_held_by(lent, node_id))
+		if (!smartio_lent_held_by(lent, node_id, session))
 			continue;
 		pci_info(lent->pdev, "borrower node %u left: taken back\n",
 			 node_id);

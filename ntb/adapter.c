@@ -101,6 +101,14 @@ static BLOCKING_NOTIFIER_HEAD(smartio_node_notifiers);
  * hello tells it, but not write into another NTB's scratchpads). A node
  * reached through two adapters at once therefore joins through the first
  * one only.
+ *
+ * Sessions. Each joining of a peer is a session, numbered from one
+ * counter for all peers of all adapters (smartio_peer.session), so that
+ * the sessions of one node compare whichever adapter it joins through.
+ * Users of a node note the session they set something up in
+ * (smartio_node_session()); when the node leaves, they are told the
+ * session it left (struct smartio_node_event) and undo only what is of
+ * that session or an earlier one, never what a quick rejoin set up.
  */
 #define SMARTIO_HS_MAGIC	0x534d0003
 #define SMARTIO_HS_MAGIC_MASK	0xffff0000
@@ -154,6 +162,8 @@ static DEFINE_MUTEX(smartio_adapters_lock);
  * that waits for long (scratchpad accesses, the hello that answers).
  */
 static DEFINE_MUTEX(smartio_node_ids_lock);
+/* The last session a peer joined in (see "Sessions"); under the lock above. */
+static u32 smartio_session_last;
 LIST_HEAD(smartio_adapters);
 DEFINE_SRCU(smartio_adapters_srcu);
 
@@ -281,6 +291,10 @@ static void smartio_peer_leave(struct smartio_adapter *ad,
 			       struct smartio_peer *peer,
 			       enum smartio_peer_state state)
 {
+	struct smartio_node_event ev = {
+		.node_id = peer->node_id,
+		.session = peer->session,
+	};
 	unsigned int failed;
 
 	if (peer->state == SMARTIO_PEER_STATE_JOINED) {
@@ -289,8 +303,7 @@ static void smartio_peer_leave(struct smartio_adapter *ad,
 		smartio_windows_peer_lost(ad, peer);
 		smartio_requesters_peer_left(ad, peer);
 		blocking_notifier_call_chain(&smartio_node_notifiers,
-					     SMARTIO_NODE_LEFT,
-					     (void *)(uintptr_t)peer->node_id);
+					     SMARTIO_NODE_LEFT, &ev);
 		if (failed)
 			pr_info("adapter %d: node %u left, %u pending request%s failed\n",
 				ad->index, peer->node_id, failed,
@@ -530,7 +543,7 @@ static void smartio_peer_hello(struct smartio_adapter *ad,
 	if (ack != smartio_epoch)
 		goto unlock;
 
-	WRITE_ONCE(peer->session, peer->session + 1);
+	WRITE_ONCE(peer->session, ++smartio_session_last);
 	smartio_reach_learn(ad, peer);
 	smartio_msg_chan_up(peer);
 	peer->state = SMARTIO_PEER_STATE_JOINED;
@@ -639,9 +652,11 @@ struct smartio_peer *smartio_node_peer(u16 node_id,
 
 /**
  * smartio_node_notifier_register() - Be told when nodes leave.
- * @nb: Called with SMARTIO_NODE_LEFT and the node id (as a pointer-sized
- *	integer) from the NTB layer's link handling, with an adapter's lock
- *	held: it must not wait for the NTB layer; queue work instead.
+ * @nb: Called with SMARTIO_NODE_LEFT and a struct smartio_node_event
+ *	(valid during the call: the node and the session it left) from the
+ *	NTB layer's link handling, with an adapter's lock held: it must not
+ *	wait for the NTB layer; queue work instead. The node's messaging
+ *	channel is down already (smartio_node_session() finds it no more).
  *
  * Return: 0.
  */
@@ -660,6 +675,42 @@ void smartio_node_notifier_unregister(struct notifier_block *nb)
 	blocking_notifier_chain_unregister(&smartio_node_notifiers, nb);
 }
 EXPORT_SYMBOL_GPL(smartio_node_notifier_unregister);
+
+/**
+ * smartio_node_session() - The session a node is joined in.
+ * @node_id: The node.
+ *
+ * What is set up with a node is noted with the session it is set up in,
+ * so that when the node leaves (struct smartio_node_event) only what is
+ * of that session or an earlier one is undone. Once this has returned a
+ * session, the node's leaving that session is notified after it.
+ *
+ * Return: The session, never 0; 0 when @node_id is not joined (or is
+ * leaving: its messaging channel is down).
+ */
+u32 smartio_node_session(u16 node_id)
+{
+	struct smartio_adapter *ad;
+	struct smartio_peer *peer;
+	u32 session = 0;
+	int idx;
+
+	if (!node_id)
+		return 0;
+	idx = srcu_read_lock(&smartio_adapters_srcu);
+	peer = smartio_node_peer(node_id, &ad);
+	if (peer) {
+		/* Written before the node id when it joined. */
+		smp_rmb();
+		spin_lock_irq(&peer->chan.lock);
+		if (peer->chan.up)
+			session = READ_ONCE(peer->session);
+		spin_unlock_irq(&peer->chan.lock);
+	}
+	srcu_read_unlock(&smartio_adapters_srcu, idx);
+	return session;
+}
+EXPORT_SYMBOL_GPL(smartio_node_session);
 
 /**
  * smartio_local_node_id() - This node's id, for naming what it owns.

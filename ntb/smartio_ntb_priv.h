@@ -246,8 +246,10 @@ struct smartio_reach {
  * @in_spad: First scratchpad of our own the peer writes, -1 while unknown;
  *	read by other adapters' works (READ_ONCE) to find a loopback.
  * @out_spad: First scratchpad of the peer's this side writes.
- * @session: Number of times the peer joined; lets a connection made
- *	while it leaves notice (read with READ_ONCE).
+ * @session: The session it joined in: a number from one counter for all
+ *	peers (adapter.c, "Sessions"), so a connection made while it leaves
+ *	notices, and what was set up with a node compares with the session
+ *	it left in (read with READ_ONCE).
  * @chan: The messaging channel to the peer.
  * @inbound: What our inbound memory window for the peer leads to.
  * @mem_widx: Our inbound window to memory (the receive area among it).
