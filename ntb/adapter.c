@@ -12,6 +12,10 @@
  *	JOINED   the peer is a node of the cluster: its node id is known,
  *	         and the messaging channel to it (msg.c) is open.
  *
+ * A joined peer from which nothing arrives for peer_timeout_ms while its
+ * link stays up (its kernel hangs, its machine is stopped) is lost as at
+ * a link down, and may join again by the handshake: see "Liveness" below.
+ *
  * Adapters and peers are registered with the core module (smartio/
  * fabric.h), whose netlink family shows them and multicasts their changes;
  * for debugging they are also shown in <debugfs>/smartio/adapters.
@@ -109,6 +113,17 @@ static BLOCKING_NOTIFIER_HEAD(smartio_node_notifiers);
  * (smartio_node_session()); when the node leaves, they are told the
  * session it left (struct smartio_node_event) and undo only what is of
  * that session or an earlier one, never what a quick rejoin set up.
+ *
+ * Liveness. The link tells when a peer's machine is cut off, not when its
+ * kernel stops. So every SMARTIO_HEARTBEAT a node posts a keepalive to
+ * each joined peer it sent nothing to in the last one, and a peer from
+ * which nothing arrived for peer_timeout_ms (msg.c,
+ * smartio_msg_chan_tick()) is lost: it leaves as at a link down (one line
+ * logged), its block of our scratchpads is cleared (its hello there is
+ * stale: it must not make it join again) and it is sent a hello that
+ * acknowledges nothing. A peer that comes back reads that hello, finds
+ * that we lost it, leaves in turn and says hello anew; then both join,
+ * in a new session.
  */
 #define SMARTIO_HS_MAGIC	0x534d0003
 #define SMARTIO_HS_MAGIC_MASK	0xffff0000
@@ -130,6 +145,37 @@ static int node_id_count;
 module_param_array(node_id, ushort, &node_id_count, 0444);
 MODULE_PARM_DESC(node_id,
 		 "Node id of each adapter in probe order, 1..65534 (0 or absent: own port number + 1; 65535 addresses all nodes and is refused)");
+
+/* How often a joined peer's channel is looked at, and kept alive. */
+#define SMARTIO_HEARTBEAT_MS	1000
+#define SMARTIO_HEARTBEAT	msecs_to_jiffies(SMARTIO_HEARTBEAT_MS)
+
+static unsigned int peer_timeout_ms = 5000;
+
+/* 0, or at least two heartbeats: one late keepalive loses no peer. */
+static int smartio_peer_timeout_set(const char *val,
+				    const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int ret;
+
+	ret = kstrtouint(val, 0, &ms);
+	if (ret)
+		return ret;
+	if (ms && ms < 2 * SMARTIO_HEARTBEAT_MS)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, ms);
+	return 0;
+}
+
+static const struct kernel_param_ops smartio_peer_timeout_ops = {
+	.set = smartio_peer_timeout_set,
+	.get = param_get_uint,
+};
+module_param_cb(peer_timeout_ms, &smartio_peer_timeout_ops, &peer_timeout_ms,
+		0644);
+MODULE_PARM_DESC(peer_timeout_ms,
+		 "A joined node from which nothing arrives for this long (ms, at least 2000), its link up, is lost as at a link down; 0: only a link down loses a node (default 5000)");
 
 static const char * const smartio_peer_state_names[] = {
 	[SMARTIO_PEER_STATE_DOWN] = "down",
@@ -320,6 +366,53 @@ static void smartio_peer_leave(struct smartio_adapter *ad,
 	}
 	mutex_unlock(&smartio_node_ids_lock);
 	smartio_peer_report(ad, peer);
+}
+
+/*
+ * Nothing came from @peer for @silent jiffies while its link stayed up:
+ * it is lost as at a link down (see "Liveness"). Called with ad->lock
+ * held.
+ */
+static void smartio_peer_silent(struct smartio_adapter *ad,
+				struct smartio_peer *peer, unsigned long silent)
+{
+	pr_warn("adapter %d: node %u silent for %u ms, its link up: lost\n",
+		ad->index, peer->node_id, jiffies_to_msecs(silent));
+	smartio_peer_leave(ad, peer, SMARTIO_PEER_STATE_LINK_UP);
+	smartio_clear_in_spads(ad, peer);
+	smartio_send_hello(ad, peer, 0);
+}
+
+/*
+ * Keeps the channels to the joined peers alive and loses those that went
+ * silent; queued every SMARTIO_HEARTBEAT while a peer is joined.
+ */
+static void smartio_heartbeat_work(struct work_struct *work)
+{
+	struct smartio_adapter *ad = container_of(to_delayed_work(work),
+						  struct smartio_adapter,
+						  heartbeat);
+	unsigned int timeout_ms = READ_ONCE(peer_timeout_ms);
+	unsigned long silent;
+	bool joined = false;
+	int pidx;
+
+	mutex_lock(&ad->lock);
+	for (pidx = 0; pidx < ad->peer_count; pidx++) {
+		struct smartio_peer *peer = &ad->peers[pidx];
+
+		if (peer->state != SMARTIO_PEER_STATE_JOINED)
+			continue;
+		silent = smartio_msg_chan_tick(ad, peer);
+		if (timeout_ms && silent >= msecs_to_jiffies(timeout_ms))
+			smartio_peer_silent(ad, peer, silent);
+		else
+			joined = true;
+	}
+	if (joined)
+		queue_delayed_work(system_wq, &ad->heartbeat,
+				   SMARTIO_HEARTBEAT);
+	mutex_unlock(&ad->lock);
 }
 
 /* The link to @peer is down. Called with ad->lock held. */
@@ -547,6 +640,7 @@ static void smartio_peer_hello(struct smartio_adapter *ad,
 	smartio_reach_learn(ad, peer);
 	smartio_msg_chan_up(peer);
 	peer->state = SMARTIO_PEER_STATE_JOINED;
+	queue_delayed_work(system_wq, &ad->heartbeat, SMARTIO_HEARTBEAT);
 	/* Who finds the node by its id finds what it reaches (window.c). */
 	smp_wmb();
 	WRITE_ONCE(peer->node_id, node);
@@ -950,6 +1044,7 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 	mutex_init(&ad->lock);
 	INIT_WORK(&ad->work, smartio_adapter_work);
 	INIT_WORK(&ad->msg_work, smartio_msg_work);
+	INIT_DELAYED_WORK(&ad->heartbeat, smartio_heartbeat_work);
 	for (pidx = 0; pidx < pcnt; pidx++) {
 		struct smartio_peer *peer = &ad->peers[pidx];
 
@@ -1031,6 +1126,7 @@ err_ctx:
 	ntb_clear_ctx(ntb);
 	cancel_work_sync(&ad->work);
 	cancel_work_sync(&ad->msg_work);
+	cancel_delayed_work_sync(&ad->heartbeat);
 err_fabric:
 	smartio_fabric_adapter_del(&ad->fabric);
 err_windows:
@@ -1067,6 +1163,8 @@ static void smartio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 	for (pidx = 0; pidx < ad->peer_count; pidx++)
 		smartio_peer_down(ad, &ad->peers[pidx]);
 	mutex_unlock(&ad->lock);
+	/* With no peer joined, and none to join, it queues itself no more. */
+	cancel_delayed_work_sync(&ad->heartbeat);
 
 	smartio_fabric_adapter_del(&ad->fabric);
 	smartio_adapter_unlist(ad);
