@@ -69,6 +69,31 @@ static void smartio_borrower_send_return(u16 lender, u32 fdid)
 }
 
 /*
+ * May the lender have said yes to a BORROW that ended in @ret? A timeout
+ * or a signal ends our wait, not its request, and an answer lost with a
+ * lender that left was maybe a yes; an answer of its handler is a no.
+ */
+static bool smartio_borrow_maybe_lent(int ret)
+{
+	return ret == -ETIMEDOUT || ret == -EINTR || ret == -ENOTCONN ||
+	       ret == -EBADMSG || ret == -EMSGSIZE;
+}
+
+/*
+ * A borrow failed (@ret) after the lender may have lent the device: it is
+ * given back, so that the lender does not keep it for us. The lender
+ * serves our messages in order: it meets this RETURN after the BORROW, if
+ * that reached it at all, and refuses it, changing nothing, if it did
+ * not lend us the device.
+ */
+static void smartio_borrower_undo(struct smartio_shadow *sh, int ret)
+{
+	pr_info("fdid %x: the borrow failed (%d) after node %u may have lent it: giving it back\n",
+		sh->fdid, ret, sh->lender);
+	smartio_borrower_send_return(sh->lender, sh->fdid);
+}
+
+/*
  * Is the device there to borrow? The lender decides again when asked, but
  * a clear reason comes cheaper before anything is set up here.
  */
@@ -173,8 +198,18 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 	sh->ntb = pci_dev_get(to_pci_dev(ntb));
 
 	ret = smartio_borrower_request(sh, resp, extack);
-	if (ret)
+	if (ret) {
+		if (smartio_borrow_maybe_lent(ret))
+			smartio_borrower_undo(sh, ret);
 		goto out_put;
+	}
+	/* It left, and maybe joined again, while it answered. */
+	if (smartio_node_session(sh->lender) != sh->session) {
+		NL_SET_ERR_MSG(extack, "the device's lender left during the borrow");
+		ret = -ENOTCONN;
+		smartio_borrower_undo(sh, ret);
+		goto out_put;
+	}
 	ret = smartio_shadow_create(sh, resp);
 	if (ret) {
 		if (ret == -EADDRINUSE)
@@ -185,7 +220,7 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 				       "a BAR of the device cannot be mapped on this node (the kernel log says which and why)");
 		else
 			NL_SET_ERR_MSG(extack, "cannot create the shadow device");
-		smartio_borrower_send_return(sh->lender, fdid);
+		smartio_borrower_undo(sh, ret);
 		goto out_put;
 	}
 	/* From here on the shadow's bus owns @sh and its NTB reference. */
