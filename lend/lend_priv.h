@@ -111,7 +111,8 @@ struct smartio_config_write {
  * @session: The session the lender was joined in when it was borrowed
  *	(smartio_node_session()).
  * @ntb: The NTB the lender is reached through, referenced.
- * @lost: The lender left: config reads return all-ones, nothing maps.
+ * @lost: The lender left: config reads return all-ones, nothing maps,
+ *	the MSI-X table is not written.
  * @warned: SMARTIO_SHADOW_WARNED_* bits: what was said once already.
  * @iova: @ntb's IOVA window, referenced, where our IOMMU translates its
  *	inbound accesses; NULL where they reach RAM as is.
