@@ -69,6 +69,31 @@ static void smartio_borrower_send_return(u16 lender, u32 fdid)
 }
 
 /*
+ * May the lender have said yes to a BORROW that ended in @ret? A timeout
+ * or a signal ends our wait, not its request, and an answer lost with a
+ * lender that left was maybe a yes; an answer of its handler is a no.
+ */
+static bool smartio_borrow_maybe_lent(int ret)
+{
+	return ret == -ETIMEDOUT || ret == -EINTR || ret == -ENOTCONN ||
+	       ret == -EBADMSG || ret == -EMSGSIZE;
+}
+
+/*
+ * A borrow failed (@ret) after the lender may have lent the device: it is
+ * given back, so that the lender does not keep it for us. The lender
+ * serves our messages in order: it meets this RETURN after the BORROW, if
+ * that reached it at all, and refuses it, changing nothing, if it did
+ * not lend us the device.
+ */
+static void smartio_borrower_undo(struct smartio_shadow *sh, int ret)
+{
+	pr_info("fdid %x: the borrow failed (%d) after node %u may have lent it: giving it back\n",
+		sh->fdid, ret, sh->lender);
+	smartio_borrower_send_return(sh->lender, sh->fdid);
+}
+
+/*
  * Is the device there to borrow? The lender decides again when asked, but
  * a clear reason comes cheaper before anything is set up here.
  */
@@ -146,8 +171,10 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 		goto out_unlock;
 	}
 
+	/* What the lender lends now is of this session: its leaving undoes it. */
+	sh->session = smartio_node_session(sh->lender);
 	ntb = smartio_node_dma_device(sh->lender);
-	if (!ntb) {
+	if (!sh->session || !ntb) {
 		NL_SET_ERR_MSG(extack, "the device's lender is not reachable");
 		ret = -EHOSTUNREACH;
 		goto out_unlock;
@@ -168,8 +195,18 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 	sh->ntb = pci_dev_get(to_pci_dev(ntb));
 
 	ret = smartio_borrower_request(sh, resp, extack);
-	if (ret)
+	if (ret) {
+		if (smartio_borrow_maybe_lent(ret))
+			smartio_borrower_undo(sh, ret);
 		goto out_put;
+	}
+	/* It left, and maybe joined again, while it answered. */
+	if (smartio_node_session(sh->lender) != sh->session) {
+		NL_SET_ERR_MSG(extack, "the device's lender left during the borrow");
+		ret = -ENOTCONN;
+		smartio_borrower_undo(sh, ret);
+		goto out_put;
+	}
 	ret = smartio_shadow_create(sh, resp);
 	if (ret) {
 		if (ret == -EADDRINUSE)
@@ -180,7 +217,7 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 				       "a BAR of the device cannot be mapped on this node (the kernel log says which and why)");
 		else
 			NL_SET_ERR_MSG(extack, "cannot create the shadow device");
-		smartio_borrower_send_return(sh->lender, fdid);
+		smartio_borrower_undo(sh, ret);
 		goto out_put;
 	}
 	/* From here on the shadow's bus owns @sh and its NTB reference. */
@@ -271,12 +308,14 @@ static void smartio_borrower_lose(struct smartio_shadow *sh, const char *why,
 /**
  * smartio_borrower_node_left() - Lose what a node that left lent us.
  * @node_id: The node.
+ * @session: The session it left: what it lent us in a later one, after a
+ *	quick rejoin, stays.
  *
  * Its windows lead nowhere already; the shadow devices are removed as
  * surprise removals: config space reads all-ones, DMA maps fail, and the
  * drivers fail their outstanding I/O.
  */
-void smartio_borrower_node_left(u16 node_id)
+void smartio_borrower_node_left(u16 node_id, u32 session)
 {
 	struct smartio_shadow *sh, *next;
 	char why[32];
@@ -284,7 +323,7 @@ void smartio_borrower_node_left(u16 node_id)
 	snprintf(why, sizeof(why), "its lender, node %u, left", node_id);
 	mutex_lock(&smartio_borrower_lock);
 	list_for_each_entry_safe(sh, next, &smartio_shadows, list)
-		if (sh->lender == node_id)
+		if (sh->lender == node_id && sh->session <= session)
 			smartio_borrower_lose(sh, why, false);
 	mutex_unlock(&smartio_borrower_lock);
 }
@@ -293,11 +332,15 @@ void smartio_borrower_node_left(u16 node_id)
  * struct smartio_reclaimed - A device its lender took back, to be removed.
  * @work: Queued on smartio_lend_wq.
  * @lender: The lender.
+ * @session: The session the lender said so in: a shadow of a later one
+ *	(the lender left, joined again and lent the device anew before the
+ *	work ran) stays.
  * @fdid: The device.
  */
 struct smartio_reclaimed {
 	struct work_struct work;
 	u16 lender;
+	u32 session;
 	u32 fdid;
 };
 
@@ -310,7 +353,7 @@ static void smartio_borrower_reclaimed_work(struct work_struct *work)
 
 	mutex_lock(&smartio_borrower_lock);
 	sh = smartio_shadow_find(r->fdid);
-	if (sh && sh->lender == r->lender)
+	if (sh && sh->lender == r->lender && sh->session <= r->session)
 		smartio_borrower_lose(sh, "its lender reclaimed it", true);
 	mutex_unlock(&smartio_borrower_lock);
 	kfree(r);
@@ -326,14 +369,20 @@ static int smartio_borrower_reclaimed_handler(u16 node_id,
 {
 	const struct smartio_return_req *ev = req->payload;
 	struct smartio_reclaimed *r;
+	u32 session;
 
 	if (req->len != sizeof(*ev))
 		return -EINVAL;
+	/* Served in the session it was sent in, unless the lender left. */
+	session = smartio_node_session(node_id);
+	if (!session)
+		return 0;	/* its leaving removes the shadow */
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
 	INIT_WORK(&r->work, smartio_borrower_reclaimed_work);
 	r->lender = node_id;
+	r->session = session;
 	r->fdid = le32_to_cpu(ev->fdid);
 	queue_work(smartio_lend_wq, &r->work);
 	return 0;

@@ -791,12 +791,12 @@ int smartio_config_read(struct pci_dev *pdev, u16 node,
  * interrupts among them); its IOMMU domain and the windows onto the
  * borrower are not touched.
  *
- * Context: Process context; sleeps.
+ * Context: Process context, with @pdev's device lock held; sleeps.
  * Return: 0 or -errno.
  */
 int smartio_config_reset(struct pci_dev *pdev, u16 node)
 {
-	int ret = pci_reset_function(pdev);
+	int ret = pci_reset_function_locked(pdev);
 
 	if (ret)
 		pci_warn(pdev, "node %u asked for a reset, which failed: %d\n",

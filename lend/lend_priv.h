@@ -227,8 +227,11 @@ struct smartio_shadow_dynamic {
  * @list: Entry in the borrower's list (borrower.c).
  * @fdid: The function.
  * @lender: Its lender's node id.
+ * @session: The session the lender was joined in when it was borrowed
+ *	(smartio_node_session()).
  * @ntb: The NTB the lender is reached through, referenced.
- * @lost: The lender left: config reads return all-ones, nothing maps.
+ * @lost: The lender left: config reads return all-ones, nothing maps,
+ *	the MSI-X table is not written.
  * @warned: SMARTIO_SHADOW_WARNED_* bits: what was said once already.
  * @iova: @ntb's IOVA window, referenced, where our IOMMU translates its
  *	inbound accesses; NULL where they reach RAM as is.
@@ -269,6 +272,7 @@ struct smartio_shadow {
 	struct list_head list;
 	u32 fdid;
 	u16 lender;
+	u32 session;
 	struct pci_dev *ntb;
 	bool lost;
 	unsigned long warned;
@@ -352,7 +356,7 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 			    struct netlink_ext_ack *extack);
 int smartio_borrower_give_back(u32 fdid, struct netlink_ext_ack *extack);
 void smartio_borrower_local_name(u32 fdid, struct smartio_device_info *info);
-void smartio_borrower_node_left(u16 node_id);
+void smartio_borrower_node_left(u16 node_id, u32 session);
 int smartio_borrower_init(void);
 void smartio_borrower_exit(void);
 
@@ -367,7 +371,7 @@ int smartio_lender_available(u32 fdid, bool force,
 int smartio_lender_unavailable(u32 fdid, struct netlink_ext_ack *extack);
 int smartio_lender_reclaim(u32 fdid, struct netlink_ext_ack *extack);
 int smartio_lender_next(u16 index, struct smartio_device_info *info);
-void smartio_lender_node_left(u16 node_id);
+void smartio_lender_node_left(u16 node_id, u32 session);
 
 /* devices.c */
 void smartio_device_to_wire(const struct smartio_device_info *info,

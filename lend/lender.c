@@ -8,9 +8,24 @@
  * node touches it while a borrower drives it), made unavailable (the host
  * driver gets it back) and removed. The fdid is the node's id (its first
  * adapter's) with the index below it.
+ *
+ * A lent function is taken back when its borrower returns it, leaves (in
+ * the session it borrowed it in or an earlier one: a quick rejoin keeps
+ * what it borrowed since), is lost, or when this node takes it: a
+ * reclaim, the stub driver letting go of it (an unbind, a PCI removal),
+ * the module's exit. Whatever this node takes, its borrower is told
+ * (RECLAIMED), and the windows close once it has let go, or after
+ * SMARTIO_RECLAIM_TIMEOUT. Taking back resets the function, which may
+ * take long: it is done under the function's device lock, outside
+ * smartio_lender_lock, so that other borrowers' traffic does not wait.
+ *
+ * Locks, in order: smartio_lender_bind_lock (changes of a function's
+ * driver), a function's device lock (the driver core's), then
+ * smartio_lender_lock (the list, the states).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/idr.h>
 #include <linux/iommu.h>
@@ -47,6 +62,24 @@
  *	in the NTB's requester-ID table (smartio_requester_add_with_vfs()).
  * @layout: Its capabilities while borrowed: what its borrower's config
  *	writes are judged by (config.c).
+ * @session: The session @borrower borrowed it in (smartio_node_session()).
+ * @set_up: Lending set it up: smartio_lent_teardown() has work to do.
+ * @tearing: Being taken back (smartio_lent_take_back()), outside
+ *	smartio_lender_lock; its taker is the only one to change its state.
+ * @reclaiming: A reclaimer waits for the borrower to let go, and takes it
+ *	back itself (smartio_lent_reclaim_start()).
+ * @let_go: The borrower returned it, or left, while it was reclaimed.
+ * @exiting: Reclaimed by the module's exit.
+ * @releasing: This module is taking the stub driver off it: the stub's
+ *	.remove has nothing to do.
+ * @unbound: The stub driver let go of it while someone else took it back:
+ *	unavailable once back.
+ * @rebind: Unavailable since the stub driver let go of it: its host
+ *	driver is to get it back (smartio_lender_rebind_work()).
+ *
+ * Every field but @pdev is protected by smartio_lender_lock, but what
+ * lending sets up (@domain to @listed), which only the taker, holding the
+ * function's device lock, undoes while @tearing.
  */
 struct smartio_lent {
 	struct list_head list;
@@ -63,6 +96,15 @@ struct smartio_lent {
 	struct smartio_grant *bar_grant[PCI_STD_NUM_BARS];
 	bool listed;
 	struct smartio_config_layout layout;
+	u32 session;
+	bool set_up;
+	bool tearing;
+	bool reclaiming;
+	bool let_go;
+	bool exiting;
+	bool releasing;
+	bool unbound;
+	bool rebind;
 };
 
 /*
@@ -80,23 +122,50 @@ struct smartio_lent {
  */
 #define SMARTIO_LEND_IOVA_FLOOR	SZ_16M
 
-/* Protects the list and every device's state. */
+/*
+ * Protects the list and every device's state; held across no reset, no
+ * driver's binding and no wait for a borrower.
+ */
 static DEFINE_MUTEX(smartio_lender_lock);
-/* Woken when a device being reclaimed comes back. */
+/* Serialises changes of a lendable function's driver. */
+static DEFINE_MUTEX(smartio_lender_bind_lock);
+/* Woken when a device comes back, or its borrower lets go of it. */
 static DECLARE_WAIT_QUEUE_HEAD(smartio_lender_returned);
+/* The module is going: nothing is lent any more. */
+static bool smartio_lender_closing;
 
 /* How long a reclaim waits for the borrower to let go before forcing it. */
 #define SMARTIO_RECLAIM_TIMEOUT	(10 * HZ)
 
-/* Is @lent lent to @node (borrowed, or being reclaimed from it)? */
-static bool smartio_lent_held_by(const struct smartio_lent *lent, u16 node)
+/*
+ * How long the functions a lost borrower held get, their Bus Master off,
+ * for the requests they issued before to complete, before they reset. An
+ * FLR waits for them only where the function reports them pending (the
+ * Transactions Pending bit, which not every function, nor QEMU's NVMe,
+ * implements); the PCIe spec's alternative is to wait long enough, and a
+ * borrower that left may have queued work the function was still doing.
+ * (A reclaim waits for its borrower to let go, a return comes once the
+ * borrower's driver stopped the function: neither needs it.)
+ */
+#define SMARTIO_LOST_SETTLE_MS	100
+
+/*
+ * Is @lent lent to @node, in @session or an earlier one (any session: 0),
+ * and not being taken back already?
+ */
+static bool smartio_lent_held_by(const struct smartio_lent *lent, u16 node,
+				 u32 session)
 {
 	return (lent->state == SMARTIO_DEVICE_STATE_BORROWED ||
 		lent->state == SMARTIO_DEVICE_STATE_RETURNING) &&
-	       lent->borrower == node;
+	       lent->borrower == node && !lent->tearing &&
+	       (!session || lent->session <= session);
 }
 static LIST_HEAD(smartio_lent_devices);
 static DEFINE_IDA(smartio_lent_ida);
+
+static void smartio_lender_rebind_work(struct work_struct *work);
+static DECLARE_WORK(smartio_lender_rebind, smartio_lender_rebind_work);
 
 static int smartio_lender_probe(struct pci_dev *pdev,
 				const struct pci_device_id *id)
@@ -105,9 +174,7 @@ static int smartio_lender_probe(struct pci_dev *pdev,
 	return 0;
 }
 
-static void smartio_lender_remove_pdev(struct pci_dev *pdev)
-{
-}
+static void smartio_lender_remove_pdev(struct pci_dev *pdev);
 
 /*
  * Binds only to the functions made available, through driver_override;
@@ -239,13 +306,38 @@ static void smartio_lent_free(struct smartio_lent *lent)
 	kfree(lent);
 }
 
+/*
+ * Takes smartio_lender_bind_lock, then smartio_lender_lock, for a change
+ * of @fdid's driver, and finds its device (smartio_lent_find()).
+ */
+static struct smartio_lent *smartio_lent_find_to_bind(u32 fdid, int *err,
+						      struct netlink_ext_ack *extack)
+{
+	mutex_lock(&smartio_lender_bind_lock);
+	mutex_lock(&smartio_lender_lock);
+	return smartio_lent_find(fdid, err, extack);
+}
+
+/*
+ * Gives @pdev back to its host driver, if one takes it: the stub's
+ * override goes, and the driver core binds the driver that matches.
+ * Called with smartio_lender_bind_lock held, not smartio_lender_lock.
+ */
+static void smartio_lender_host_driver(struct pci_dev *pdev)
+{
+	driver_set_override(&pdev->dev, &pdev->driver_override, "", 0);
+	device_release_driver(&pdev->dev);
+	if (device_attach(&pdev->dev) < 0)
+		pci_warn(pdev, "no driver took the function back\n");
+}
+
 int smartio_lender_remove(u32 fdid, struct netlink_ext_ack *extack)
 {
+	struct pci_dev *rebind = NULL;
 	struct smartio_lent *lent;
 	int ret = 0;
 
-	mutex_lock(&smartio_lender_lock);
-	lent = smartio_lent_find(fdid, &ret, extack);
+	lent = smartio_lent_find_to_bind(fdid, &ret, extack);
 	if (!lent)
 		goto unlock;
 	if (lent->state != SMARTIO_DEVICE_STATE_UNAVAILABLE) {
@@ -254,9 +346,17 @@ int smartio_lender_remove(u32 fdid, struct netlink_ext_ack *extack)
 		goto unlock;
 	}
 	pci_info(lent->pdev, "fdid %x unregistered\n", fdid);
+	if (lent->rebind)
+		rebind = pci_dev_get(lent->pdev);
 	smartio_lent_free(lent);
 unlock:
 	mutex_unlock(&smartio_lender_lock);
+	/* Its stub driver let go of it, and no work will give it back now. */
+	if (rebind) {
+		smartio_lender_host_driver(rebind);
+		pci_dev_put(rebind);
+	}
+	mutex_unlock(&smartio_lender_bind_lock);
 	return ret;
 }
 
@@ -272,29 +372,21 @@ static bool smartio_lender_driver_busy(struct pci_dev *pdev)
 	return drv && drv->owner && module_refcount(drv->owner) > 0;
 }
 
-int smartio_lender_available(u32 fdid, bool force,
-			     struct netlink_ext_ack *extack)
+/*
+ * The stub takes @pdev from its host driver. Called with
+ * smartio_lender_bind_lock held, not smartio_lender_lock: the host
+ * driver's unbinding may take long.
+ */
+static int smartio_lender_stub_driver(struct pci_dev *pdev, bool force,
+				      struct netlink_ext_ack *extack)
 {
-	struct smartio_lent *lent;
-	struct pci_dev *pdev;
-	int ret = 0;
+	int ret;
 
-	mutex_lock(&smartio_lender_lock);
-	lent = smartio_lent_find(fdid, &ret, extack);
-	if (!lent)
-		goto unlock;
-	pdev = lent->pdev;
-	if (lent->state != SMARTIO_DEVICE_STATE_UNAVAILABLE) {
-		NL_SET_ERR_MSG(extack, "the device is available already");
-		ret = -EALREADY;
-		goto unlock;
-	}
 	device_lock(&pdev->dev);
 	if (!force && smartio_lender_driver_busy(pdev)) {
 		NL_SET_ERR_MSG(extack, "the function is in use by its driver (force takes it anyway)");
 		device_unlock(&pdev->dev);
-		ret = -EBUSY;
-		goto unlock;
+		return -EBUSY;
 	}
 	device_unlock(&pdev->dev);
 
@@ -302,7 +394,7 @@ int smartio_lender_available(u32 fdid, bool force,
 				  SMARTIO_LENDER_DRIVER,
 				  strlen(SMARTIO_LENDER_DRIVER));
 	if (ret)
-		goto unlock;
+		return ret;
 	device_release_driver(&pdev->dev);
 	ret = device_driver_attach(&smartio_lender_driver.driver, &pdev->dev);
 	if (ret) {
@@ -310,12 +402,47 @@ int smartio_lender_available(u32 fdid, bool force,
 		driver_set_override(&pdev->dev, &pdev->driver_override, "", 0);
 		if (device_attach(&pdev->dev) < 0)
 			pci_warn(pdev, "no driver took the function back\n");
-		goto unlock;
 	}
-	lent->state = SMARTIO_DEVICE_STATE_AVAILABLE;
-	pci_info(pdev, "fdid %x available for lending\n", fdid);
-unlock:
+	return ret;
+}
+
+int smartio_lender_available(u32 fdid, bool force,
+			     struct netlink_ext_ack *extack)
+{
+	struct smartio_lent *lent;
+	struct pci_dev *pdev;
+	int ret = 0;
+
+	lent = smartio_lent_find_to_bind(fdid, &ret, extack);
+	if (lent && lent->state != SMARTIO_DEVICE_STATE_UNAVAILABLE) {
+		NL_SET_ERR_MSG(extack, "the device is available already");
+		ret = -EALREADY;
+	}
+	if (ret) {
+		mutex_unlock(&smartio_lender_lock);
+		goto out;
+	}
+	/* Unavailable, refusing borrows, until the stub holds it. */
+	pdev = lent->pdev;
+	lent->rebind = false;
 	mutex_unlock(&smartio_lender_lock);
+
+	/* The bind lock keeps it registered meanwhile. */
+	ret = smartio_lender_stub_driver(pdev, force, extack);
+	if (ret)
+		goto out;
+	mutex_lock(&smartio_lender_lock);
+	/* An unbind may have taken it from the stub already. */
+	if (lent->rebind) {
+		NL_SET_ERR_MSG(extack, "the function left the lender's stub driver at once");
+		ret = -ENODEV;
+	} else {
+		lent->state = SMARTIO_DEVICE_STATE_AVAILABLE;
+		pci_info(pdev, "fdid %x available for lending\n", fdid);
+	}
+	mutex_unlock(&smartio_lender_lock);
+out:
+	mutex_unlock(&smartio_lender_bind_lock);
 	return ret;
 }
 
@@ -325,11 +452,9 @@ int smartio_lender_unavailable(u32 fdid, struct netlink_ext_ack *extack)
 	struct pci_dev *pdev;
 	int ret = 0;
 
-	mutex_lock(&smartio_lender_lock);
-	lent = smartio_lent_find(fdid, &ret, extack);
+	lent = smartio_lent_find_to_bind(fdid, &ret, extack);
 	if (!lent)
 		goto unlock;
-	pdev = lent->pdev;
 	switch (lent->state) {
 	case SMARTIO_DEVICE_STATE_UNAVAILABLE:
 		NL_SET_ERR_MSG(extack, "the device is not available");
@@ -342,16 +467,20 @@ int smartio_lender_unavailable(u32 fdid, struct netlink_ext_ack *extack)
 		ret = -EBUSY;
 		goto unlock;
 	}
-
-	driver_set_override(&pdev->dev, &pdev->driver_override, "", 0);
-	device_release_driver(&pdev->dev);
-	/* The host driver, if there is one, binds again. */
-	if (device_attach(&pdev->dev) < 0)
-		pci_warn(pdev, "no driver took the function back\n");
+	/* No borrow from now; the host driver binds outside the lock. */
 	lent->state = SMARTIO_DEVICE_STATE_UNAVAILABLE;
+	lent->releasing = true;
+	pdev = lent->pdev;
+	mutex_unlock(&smartio_lender_lock);
+
+	smartio_lender_host_driver(pdev);
+
+	mutex_lock(&smartio_lender_lock);
+	lent->releasing = false;
 	pci_info(pdev, "fdid %x no longer available for lending\n", fdid);
 unlock:
 	mutex_unlock(&smartio_lender_lock);
+	mutex_unlock(&smartio_lender_bind_lock);
 	return ret;
 }
 
@@ -379,18 +508,21 @@ static void smartio_lent_msi_off(struct pci_dev *pdev)
 }
 
 /*
- * Undoes what lending set up, as far as it got, and makes the function
- * available again: stops its DMA, resets it (so that nothing the borrower
- * left in it runs on), closes every window. Called with
- * smartio_lender_lock held.
+ * Undoes what lending set up, as far as it got: stops the function's DMA,
+ * resets it (so that nothing the borrower left in it runs on), closes
+ * every window. Does nothing the second time. Called with the function's
+ * device lock held (pci_reset_function_locked()), by its taker or by its
+ * stub's .remove, and without smartio_lender_lock: a reset takes long.
  */
 static void smartio_lent_teardown(struct smartio_lent *lent)
 {
 	struct pci_dev *pdev = lent->pdev;
 	int i;
 
+	if (!lent->set_up)
+		return;
 	pci_clear_master(pdev);
-	if (pci_reset_function(pdev))
+	if (pci_reset_function_locked(pdev))
 		pci_warn(pdev, "could not be reset after lending\n");
 	smartio_lent_msi_off(pdev);
 	if (lent->listed)
@@ -421,8 +553,206 @@ static void smartio_lent_teardown(struct smartio_lent *lent)
 	lent->ntb_dev = NULL;
 	if (pci_is_enabled(pdev))
 		pci_disable_device(pdev);
-	lent->state = SMARTIO_DEVICE_STATE_AVAILABLE;
+	lent->set_up = false;
+}
+
+/*
+ * The stub driver let go of @lent (an unbind, a PCI removal): it is
+ * unavailable, and its host driver is to have it back, which cannot bind
+ * from within the stub's .remove. Called with smartio_lender_lock held.
+ */
+static void smartio_lent_unbound(struct smartio_lent *lent)
+{
+	lent->state = SMARTIO_DEVICE_STATE_UNAVAILABLE;
+	lent->rebind = true;
+	schedule_work(&smartio_lender_rebind);
+}
+
+/*
+ * Takes @lent back from its borrower: its borrower's config writes are
+ * dropped from now (it is RETURNING), then it is torn down outside
+ * smartio_lender_lock, and it is available again, or unavailable if its
+ * stub driver let go meanwhile. @dev_locked: called from the stub's
+ * .remove, with the function's device lock held. Called with
+ * smartio_lender_lock held, which is dropped meanwhile, on a function
+ * lent and not being taken back.
+ */
+static void smartio_lent_take_back(struct smartio_lent *lent,
+				   bool dev_locked)
+{
+	struct device *dev = &lent->pdev->dev;
+
+	lent->state = SMARTIO_DEVICE_STATE_RETURNING;
+	WRITE_ONCE(lent->tearing, true);
+	mutex_unlock(&smartio_lender_lock);
+	if (!dev_locked)
+		device_lock(dev);
+	smartio_lent_teardown(lent);
+	if (!dev_locked)
+		device_unlock(dev);
+	mutex_lock(&smartio_lender_lock);
+	WRITE_ONCE(lent->tearing, false);
 	lent->borrower = 0;
+	lent->session = 0;
+	if (lent->unbound) {
+		lent->unbound = false;
+		smartio_lent_unbound(lent);
+	} else {
+		lent->state = SMARTIO_DEVICE_STATE_AVAILABLE;
+	}
+	wake_up_all(&smartio_lender_returned);
+}
+
+/*
+ * Starts taking @lent back from a live borrower: the function stops (no
+ * more DMA), the borrower is told and removes its shadow as a surprise
+ * removal, then returns the device (or leaves), which sets @lent->let_go.
+ * The caller finishes with smartio_lent_reclaim_finish(). Called with
+ * smartio_lender_lock held, on a borrowed function.
+ */
+static void smartio_lent_reclaim_start(struct smartio_lent *lent)
+{
+	u32 fdid = smartio_fdid_make(smartio_local_node_id(), lent->index);
+	struct smartio_return_req ev = { .fdid = cpu_to_le32(fdid) };
+	int ret;
+
+	lent->state = SMARTIO_DEVICE_STATE_RETURNING;
+	WRITE_ONCE(lent->reclaiming, true);
+	WRITE_ONCE(lent->let_go, false);
+	pci_clear_master(lent->pdev);
+	ret = smartio_msg_post(lent->borrower, SMARTIO_MSG_OP_RECLAIMED, &ev,
+			       sizeof(ev));
+	pci_info(lent->pdev, "fdid %x: reclaiming from node %u\n", fdid,
+		 lent->borrower);
+	if (ret == -EHOSTUNREACH || ret == -ENOTCONN)
+		WRITE_ONCE(lent->let_go, true);	/* it left: nothing of it runs */
+	else if (ret)
+		pci_warn(lent->pdev, "node %u cannot be told: %d\n",
+			 lent->borrower, ret);
+}
+
+/*
+ * Has @lent's borrower let go of it? Read without smartio_lender_lock, as
+ * a wait's condition may not sleep; it is written under it, and the
+ * writer wakes smartio_lender_returned after.
+ */
+static bool smartio_lent_let_go(struct smartio_lent *lent)
+{
+	return READ_ONCE(lent->let_go);
+}
+
+/*
+ * Waits until @lent's borrower has let go of it, or until @deadline,
+ * with smartio_lender_lock dropped. The function cannot go meanwhile:
+ * only an unavailable one is removed.
+ */
+static void smartio_lent_reclaim_wait(struct smartio_lent *lent,
+				      unsigned long deadline)
+{
+	mutex_unlock(&smartio_lender_lock);
+	wait_event_timeout(smartio_lender_returned, smartio_lent_let_go(lent),
+			   time_after(deadline, jiffies) ?
+			   deadline - jiffies : 0);
+	mutex_lock(&smartio_lender_lock);
+}
+
+/*
+ * Ends a reclaim that smartio_lent_reclaim_start() started: once the
+ * borrower let go, or at @deadline, the function is torn down, so that
+ * none of the borrower's accesses in flight meets a closed window. Called
+ * with smartio_lender_lock held, which is dropped meanwhile.
+ */
+static void smartio_lent_reclaim_finish(struct smartio_lent *lent,
+					unsigned long deadline,
+					bool dev_locked)
+{
+	smartio_lent_reclaim_wait(lent, deadline);
+	if (!lent->let_go)
+		pci_warn(lent->pdev, "node %u did not let go of it: taken back\n",
+			 lent->borrower);
+	WRITE_ONCE(lent->reclaiming, false);
+	smartio_lent_take_back(lent, dev_locked);
+}
+
+/* Is @lent being taken back by none? Read as smartio_lent_let_go(). */
+static bool smartio_lent_settled(struct smartio_lent *lent)
+{
+	return !READ_ONCE(lent->tearing) && !READ_ONCE(lent->reclaiming);
+}
+
+/*
+ * The stub driver lets go of a function (an unbind, a PCI removal, the
+ * module's exit; not this module's own unbinding): if it is lent, its
+ * borrower is told, and it is torn down, here, before the function goes.
+ * It is unavailable then, and its host driver gets it back.
+ */
+static void smartio_lender_remove_pdev(struct pci_dev *pdev)
+{
+	struct smartio_lent *lent;
+
+	mutex_lock(&smartio_lender_lock);
+	lent = smartio_lent_by_pdev(pdev);
+	if (!lent || lent->releasing)
+		goto unlock;
+	if (lent->tearing || lent->reclaiming) {
+		/*
+		 * Its taker waits for the device lock we hold, or for its
+		 * borrower: tear it down here, it finds nothing left to do.
+		 */
+		lent->unbound = true;
+		if (lent->reclaiming)
+			smartio_lent_reclaim_wait(lent, jiffies +
+						  SMARTIO_RECLAIM_TIMEOUT);
+		mutex_unlock(&smartio_lender_lock);
+		smartio_lent_teardown(lent);
+		return;
+	}
+	switch (lent->state) {
+	case SMARTIO_DEVICE_STATE_BORROWED:
+		pci_info(pdev, "its driver lets go of it while lent to node %u\n",
+			 lent->borrower);
+		lent->unbound = true;
+		smartio_lent_reclaim_start(lent);
+		smartio_lent_reclaim_finish(lent, jiffies +
+					    SMARTIO_RECLAIM_TIMEOUT, true);
+		break;
+	case SMARTIO_DEVICE_STATE_AVAILABLE:
+	case SMARTIO_DEVICE_STATE_UNAVAILABLE:	/* being made available */
+		pci_info(pdev, "no longer held for lending: unavailable\n");
+		smartio_lent_unbound(lent);
+		break;
+	}
+unlock:
+	mutex_unlock(&smartio_lender_lock);
+}
+
+/*
+ * Gives the functions the stub driver let go of (smartio_lent_unbound())
+ * back to their host drivers.
+ */
+static void smartio_lender_rebind_work(struct work_struct *work)
+{
+	struct smartio_lent *lent;
+	struct pci_dev *pdev;
+
+	mutex_lock(&smartio_lender_bind_lock);
+	do {
+		pdev = NULL;
+		mutex_lock(&smartio_lender_lock);
+		list_for_each_entry(lent, &smartio_lent_devices, list) {
+			if (lent->rebind) {
+				lent->rebind = false;
+				pdev = pci_dev_get(lent->pdev);
+				break;
+			}
+		}
+		mutex_unlock(&smartio_lender_lock);
+		if (pdev) {
+			smartio_lender_host_driver(pdev);
+			pci_dev_put(pdev);
+		}
+	} while (pdev);
+	mutex_unlock(&smartio_lender_bind_lock);
 }
 
 /*
@@ -580,6 +910,7 @@ static int smartio_lent_setup(struct smartio_lent *lent, u16 node,
 		return -EINVAL;
 	lent->borrower = node;
 	lent->state = SMARTIO_DEVICE_STATE_BORROWED;
+	lent->set_up = true;
 	lent->ntb_dev = smartio_node_dma_device(node);
 	if (!lent->ntb_dev)
 		return -ENOTCONN;
@@ -688,7 +1019,8 @@ static int smartio_lender_borrow_handler(u16 node_id,
 	lent = smartio_lent_find(le32_to_cpu(r->fdid), &ret, NULL);
 	if (!lent)
 		goto unlock;
-	if (lent->state == SMARTIO_DEVICE_STATE_UNAVAILABLE) {
+	if (lent->state == SMARTIO_DEVICE_STATE_UNAVAILABLE ||
+	    smartio_lender_closing) {
 		ret = -EACCES;
 		goto unlock;
 	}
@@ -696,12 +1028,21 @@ static int smartio_lender_borrow_handler(u16 node_id,
 		ret = -EBUSY;
 		goto unlock;
 	}
+	/*
+	 * The session it asks in: if it left since, its leaving is handled
+	 * after this (it waits for our lock) and takes the device back.
+	 */
+	lent->session = smartio_node_session(node_id);
+	if (!lent->session) {
+		ret = -ENOTCONN;
+		goto unlock;
+	}
 	memset(resp, 0, sizeof(struct smartio_borrow_resp));
 	ret = smartio_lent_setup(lent, node_id, r, resp);
 	if (ret) {
 		pci_err(lent->pdev, "cannot be lent to node %u: %d\n", node_id,
 			ret);
-		smartio_lent_teardown(lent);
+		smartio_lent_take_back(lent, false);
 		goto unlock;
 	}
 	smartio_lent_fill(lent, smartio_local_node_id(), &info);
@@ -727,12 +1068,18 @@ static int smartio_lender_return_handler(u16 node_id,
 		return -EINVAL;
 	mutex_lock(&smartio_lender_lock);
 	lent = smartio_lent_find(le32_to_cpu(r->fdid), &ret, NULL);
-	if (lent && !smartio_lent_held_by(lent, node_id))
+	/* Not (or no longer) lent to it: a late or repeated return. */
+	if (lent && !smartio_lent_held_by(lent, node_id, 0))
 		ret = -EPERM;
 	if (!ret) {
-		smartio_lent_teardown(lent);
 		pci_info(lent->pdev, "returned by node %u\n", node_id);
-		wake_up_all(&smartio_lender_returned);
+		if (lent->reclaiming) {
+			/* Its reclaimer closes the windows. */
+			WRITE_ONCE(lent->let_go, true);
+			wake_up_all(&smartio_lender_returned);
+		} else {
+			smartio_lent_take_back(lent, false);
+		}
 	}
 	mutex_unlock(&smartio_lender_lock);
 	return ret;
@@ -752,11 +1099,68 @@ static u32 smartio_lender_config_len(u16 op)
 }
 
 /*
+ * Looks up the function @fdid for a config access of @node's: NULL with
+ * *@err 0 if the access is to be dropped (the function is being taken
+ * back from @node), NULL with an error if @node may not access it.
+ * Called with smartio_lender_lock held.
+ */
+static struct smartio_lent *smartio_lent_config_find(u32 fdid, u16 node,
+						     int *err)
+{
+	struct smartio_lent *lent;
+
+	*err = 0;
+	lent = smartio_lent_find(fdid, err, NULL);
+	if (!lent || (lent->state == SMARTIO_DEVICE_STATE_RETURNING &&
+		      lent->borrower == node))
+		return NULL;
+	if (lent->state != SMARTIO_DEVICE_STATE_BORROWED ||
+	    lent->borrower != node || lent->tearing) {
+		*err = -EPERM;
+		return NULL;
+	}
+	return lent;
+}
+
+/*
+ * A borrower's reset of the function @fdid. The function's device lock is
+ * taken before smartio_lender_lock, in the order its takers take them
+ * (smartio_lent_take_back()), and held across the reset, so that no
+ * take-back tears the function down meanwhile; smartio_lender_lock is
+ * not, as a reset takes long and every other peer's traffic would wait.
+ */
+static int smartio_lender_reset(u16 node_id, u32 fdid)
+{
+	struct smartio_lent *lent;
+	struct pci_dev *pdev;
+	int ret;
+
+	mutex_lock(&smartio_lender_lock);
+	lent = smartio_lent_config_find(fdid, node_id, &ret);
+	pdev = lent ? pci_dev_get(lent->pdev) : NULL;
+	mutex_unlock(&smartio_lender_lock);
+	if (!pdev)
+		return ret;
+	device_lock(&pdev->dev);
+	/* Still lent to it? It may have been taken back meanwhile. */
+	mutex_lock(&smartio_lender_lock);
+	lent = smartio_lent_config_find(fdid, node_id, &ret);
+	if (lent && lent->pdev != pdev)
+		lent = NULL;
+	mutex_unlock(&smartio_lender_lock);
+	if (lent)
+		ret = smartio_config_reset(pdev, node_id);
+	device_unlock(&pdev->dev);
+	pci_dev_put(pdev);
+	return ret;
+}
+
+/*
  * Messaging handler of the borrower's config accesses, which config.c
  * serves: writes (events, or requests where the borrower waits for the
  * verdict), reads (requests) and resets (requests, or events from the
  * borrower's atomic context). Each payload starts with the fdid. Those of
- * a device being reclaimed from the node are dropped.
+ * a device being taken back from the node are dropped.
  */
 static int smartio_lender_config_handler(u16 node_id,
 					 const struct smartio_msg *req,
@@ -764,48 +1168,26 @@ static int smartio_lender_config_handler(u16 node_id,
 {
 	const struct smartio_return_req *r = req->payload;
 	struct smartio_lent *lent;
-	int ret = 0;
+	int ret;
 
 	if (req->len != smartio_lender_config_len(req->op) ||
 	    (req->op == SMARTIO_MSG_OP_CONFIG_READ && !resp))
 		return -EINVAL;
+	if (req->op == SMARTIO_MSG_OP_RESET)
+		return smartio_lender_reset(node_id, le32_to_cpu(r->fdid));
 	mutex_lock(&smartio_lender_lock);
-	lent = smartio_lent_find(le32_to_cpu(r->fdid), &ret, NULL);
-	if (!lent || (lent->state == SMARTIO_DEVICE_STATE_RETURNING &&
-		      lent->borrower == node_id))
+	lent = smartio_lent_config_find(le32_to_cpu(r->fdid), node_id, &ret);
+	if (!lent)
 		goto unlock;
-	if (lent->state != SMARTIO_DEVICE_STATE_BORROWED ||
-	    lent->borrower != node_id) {
-		ret = -EPERM;
-		goto unlock;
-	}
-	switch (req->op) {
-	case SMARTIO_MSG_OP_CONFIG_WRITE:
+	if (req->op == SMARTIO_MSG_OP_CONFIG_WRITE)
 		ret = smartio_config_write(lent->pdev, &lent->layout, node_id,
 					   req->payload);
-		break;
-	case SMARTIO_MSG_OP_CONFIG_READ:
+	else
 		ret = smartio_config_read(lent->pdev, node_id, req->payload,
 					  resp, resp_len);
-		break;
-	default:
-		ret = smartio_config_reset(lent->pdev, node_id);
-		break;
-	}
 unlock:
 	mutex_unlock(&smartio_lender_lock);
 	return ret;
-}
-
-/* Is @lent back from being reclaimed? */
-static bool smartio_lent_back(struct smartio_lent *lent)
-{
-	bool back;
-
-	mutex_lock(&smartio_lender_lock);
-	back = lent->state != SMARTIO_DEVICE_STATE_RETURNING;
-	mutex_unlock(&smartio_lender_lock);
-	return back;
 }
 
 /*
@@ -817,9 +1199,7 @@ static bool smartio_lent_back(struct smartio_lent *lent)
  */
 int smartio_lender_reclaim(u32 fdid, struct netlink_ext_ack *extack)
 {
-	struct smartio_return_req ev = { .fdid = cpu_to_le32(fdid) };
 	struct smartio_lent *lent;
-	u16 borrower;
 	int ret = 0;
 
 	mutex_lock(&smartio_lender_lock);
@@ -831,28 +1211,9 @@ int smartio_lender_reclaim(u32 fdid, struct netlink_ext_ack *extack)
 		ret = -EALREADY;
 		goto unlock;
 	}
-	borrower = lent->borrower;
-	lent->state = SMARTIO_DEVICE_STATE_RETURNING;
-	pci_clear_master(lent->pdev);
-	smartio_msg_post(borrower, SMARTIO_MSG_OP_RECLAIMED, &ev, sizeof(ev));
-	pci_info(lent->pdev, "fdid %x: reclaiming from node %u\n", fdid,
-		 borrower);
-	mutex_unlock(&smartio_lender_lock);
-
-	/* The device cannot go meanwhile: only an unavailable one is removed. */
-	if (!wait_event_timeout(smartio_lender_returned,
-				smartio_lent_back(lent),
-				SMARTIO_RECLAIM_TIMEOUT)) {
-		mutex_lock(&smartio_lender_lock);
-		if (lent->state == SMARTIO_DEVICE_STATE_RETURNING) {
-			pci_warn(lent->pdev, "node %u did not let go of fdid %x: taken back\n",
-				 borrower, fdid);
-			smartio_lent_teardown(lent);
-		}
-		goto unlock;
-	}
-	return 0;
-
+	smartio_lent_reclaim_start(lent);
+	smartio_lent_reclaim_finish(lent, jiffies + SMARTIO_RECLAIM_TIMEOUT,
+				    false);
 unlock:
 	mutex_unlock(&smartio_lender_lock);
 	return ret;
@@ -861,18 +1222,44 @@ unlock:
 /**
  * smartio_lender_node_left() - Take back what a node that left borrowed.
  * @node_id: The node.
+ * @session: The session it left: what it borrowed in a later one, after
+ *	a quick rejoin, stays.
+ *
+ * Its functions stop mastering the bus at once, and are reset one at a
+ * time after SMARTIO_LOST_SETTLE_MS, each outside smartio_lender_lock.
  */
-void smartio_lender_node_left(u16 node_id)
+void smartio_lender_node_left(u16 node_id, u32 session)
 {
 	struct smartio_lent *lent;
+	bool settle = false;
 
 	mutex_lock(&smartio_lender_lock);
 	list_for_each_entry(lent, &smartio_lent_devices, list) {
-		if (!smartio_lent_held_by(lent, node_id))
+		if (smartio_lent_held_by(lent, node_id, session) &&
+		    !lent->reclaiming) {
+			pci_clear_master(lent->pdev);
+			settle = true;
+		}
+	}
+	if (settle) {
+		mutex_unlock(&smartio_lender_lock);
+		msleep(SMARTIO_LOST_SETTLE_MS);
+		mutex_lock(&smartio_lender_lock);
+	}
+again:
+	list_for_each_entry(lent, &smartio_lent_devices, list) {
+		if (!smartio_lent_held_by(lent, node_id, session))
 			continue;
+		if (lent->reclaiming) {
+			/* Its reclaimer takes it back, at once now. */
+			WRITE_ONCE(lent->let_go, true);
+			continue;
+		}
 		pci_info(lent->pdev, "borrower node %u left: taken back\n",
 			 node_id);
-		smartio_lent_teardown(lent);
+		/* Drops the lock: the list may have changed. */
+		smartio_lent_take_back(lent, false);
+		goto again;
 	}
 	mutex_unlock(&smartio_lender_lock);
 	wake_up_all(&smartio_lender_returned);
@@ -940,28 +1327,58 @@ int smartio_lender_init(void)
 	return 0;
 }
 
-/* Gives every available function back to its host driver. */
+/*
+ * Takes every lent function back, its borrower told and given
+ * SMARTIO_RECLAIM_TIMEOUT to let go (all at once), then gives every
+ * function the stub holds, or let go of, back to its host driver.
+ */
 void smartio_lender_exit(void)
 {
 	struct smartio_lent *lent, *next;
-	struct pci_dev *pdev;
+	unsigned long deadline;
 
+	mutex_lock(&smartio_lender_bind_lock);
+	mutex_lock(&smartio_lender_lock);
+	smartio_lender_closing = true;
+	list_for_each_entry(lent, &smartio_lent_devices, list) {
+		if (lent->state != SMARTIO_DEVICE_STATE_BORROWED)
+			continue;
+		smartio_lent_reclaim_start(lent);
+		lent->exiting = true;
+	}
+	deadline = jiffies + SMARTIO_RECLAIM_TIMEOUT;
+again:
+	list_for_each_entry(lent, &smartio_lent_devices, list) {
+		if (!lent->exiting)
+			continue;
+		lent->exiting = false;
+		/* Drops the lock: the list may have changed. */
+		smartio_lent_reclaim_finish(lent, deadline, false);
+		goto again;
+	}
+	mutex_unlock(&smartio_lender_lock);
+	/* Waits for the handlers running: none takes a function after. */
 	smartio_lender_handlers_unregister(ARRAY_SIZE(smartio_lender_handlers));
+
+	/* The bind lock keeps every entry: the lock may drop here. */
 	mutex_lock(&smartio_lender_lock);
 	list_for_each_entry_safe(lent, next, &smartio_lent_devices, list) {
-		pdev = lent->pdev;
-		if (lent->state == SMARTIO_DEVICE_STATE_BORROWED ||
-		    lent->state == SMARTIO_DEVICE_STATE_RETURNING)
-			smartio_lent_teardown(lent);
-		if (lent->state != SMARTIO_DEVICE_STATE_UNAVAILABLE) {
-			driver_set_override(&pdev->dev, &pdev->driver_override,
-					    "", 0);
-			device_release_driver(&pdev->dev);
-			if (device_attach(&pdev->dev) < 0)
-				pci_warn(pdev, "no driver took the function back\n");
+		mutex_unlock(&smartio_lender_lock);
+		/* A stub's .remove may still take one back. */
+		wait_event(smartio_lender_returned, smartio_lent_settled(lent));
+		mutex_lock(&smartio_lender_lock);
+		if (lent->state != SMARTIO_DEVICE_STATE_UNAVAILABLE ||
+		    lent->rebind) {
+			lent->releasing = true;
+			mutex_unlock(&smartio_lender_lock);
+			smartio_lender_host_driver(lent->pdev);
+			mutex_lock(&smartio_lender_lock);
 		}
 		smartio_lent_free(lent);
 	}
 	mutex_unlock(&smartio_lender_lock);
 	pci_unregister_driver(&smartio_lender_driver);
+	mutex_unlock(&smartio_lender_bind_lock);
+	/* No stub's .remove asks for it any more. */
+	cancel_work_sync(&smartio_lender_rebind);
 }

@@ -20,10 +20,13 @@
  * struct smartio_node_left - A node's leaving, to be handled.
  * @work: Queued on smartio_lend_wq.
  * @node_id: The node.
+ * @session: The session it left: what it set up with us in a later one
+ *	(it may have joined again before this runs) stays.
  */
 struct smartio_node_left {
 	struct work_struct work;
 	u16 node_id;
+	u32 session;
 };
 
 /* Ordered: losses are handled one at a time, in the order they happened. */
@@ -36,8 +39,8 @@ static void smartio_lend_node_left_work(struct work_struct *work)
 						      struct smartio_node_left,
 						      work);
 
-	smartio_borrower_node_left(left->node_id);
-	smartio_lender_node_left(left->node_id);
+	smartio_borrower_node_left(left->node_id, left->session);
+	smartio_lender_node_left(left->node_id, left->session);
 	kfree(left);
 }
 
@@ -45,17 +48,19 @@ static void smartio_lend_node_left_work(struct work_struct *work)
 static int smartio_lend_node_event(struct notifier_block *nb,
 				   unsigned long event, void *data)
 {
+	const struct smartio_node_event *ev = data;
 	struct smartio_node_left *left;
 
 	if (event != SMARTIO_NODE_LEFT)
 		return NOTIFY_DONE;
 	left = kzalloc(sizeof(*left), GFP_KERNEL);
 	if (!left) {
-		pr_err("node %lu left, but there is no memory to handle it\n",
-		       (unsigned long)data);
+		pr_err("node %u left, but there is no memory to handle it\n",
+		       ev->node_id);
 		return NOTIFY_DONE;
 	}
-	left->node_id = (uintptr_t)data;
+	left->node_id = ev->node_id;
+	left->session = ev->session;
 	INIT_WORK(&left->work, smartio_lend_node_left_work);
 	queue_work(smartio_lend_wq, &left->work);
 	return NOTIFY_OK;

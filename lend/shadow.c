@@ -100,6 +100,34 @@ static void smartio_shadow_config_bars(struct smartio_shadow *sh)
 
 /* --- interrupts --- */
 
+/*
+ * Is the shadow of @d's function lost with its lender? Then the function's
+ * MSI-X table, in one of its BARs, is gone too: the vectors' masking and
+ * clearing as its driver lets go (the IRQ core does not check for a
+ * disconnected function there) must not write it. Through a LUT window
+ * the write would lead nowhere; through a direct window, which stays open
+ * onto the lender's IOVA window, it would meet the lender's IOMMU (a
+ * fault there). The function sends nothing we take any more.
+ */
+static bool smartio_shadow_msi_lost(struct irq_data *d)
+{
+	struct pci_dev *pdev = msi_desc_to_pci_dev(irq_data_get_msi_desc(d));
+
+	return READ_ONCE(smartio_shadow_of_bus(pdev->bus)->lost);
+}
+
+static void smartio_shadow_msi_mask(struct irq_data *d)
+{
+	if (!smartio_shadow_msi_lost(d))
+		pci_msi_mask_irq(d);
+}
+
+static void smartio_shadow_msi_unmask(struct irq_data *d)
+{
+	if (!smartio_shadow_msi_lost(d))
+		pci_msi_unmask_irq(d);
+}
+
 static void smartio_shadow_write_msi_msg(struct irq_data *d,
 					 struct msi_msg *msg)
 {
@@ -108,6 +136,8 @@ static void smartio_shadow_write_msi_msg(struct irq_data *d,
 	u64 addr = ((u64)msg->address_hi << 32) | msg->address_lo;
 	struct msi_msg m = *msg;
 
+	if (smartio_shadow_msi_lost(d))
+		return;
 	/* Where the lender's window onto our interrupt range sees it. */
 	addr = sh->msi_base + (addr - SMARTIO_MSI_ADDR);
 	m.address_lo = lower_32_bits(addr);
@@ -117,8 +147,8 @@ static void smartio_shadow_write_msi_msg(struct irq_data *d,
 
 static struct irq_chip smartio_shadow_msi_chip = {
 	.name			= "smartio-MSI",
-	.irq_unmask		= pci_msi_unmask_irq,
-	.irq_mask		= pci_msi_mask_irq,
+	.irq_unmask		= smartio_shadow_msi_unmask,
+	.irq_mask		= smartio_shadow_msi_mask,
 	.irq_ack		= irq_chip_ack_parent,
 	.irq_retrigger		= irq_chip_retrigger_hierarchy,
 	.irq_write_msi_msg	= smartio_shadow_write_msi_msg,

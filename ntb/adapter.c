@@ -12,6 +12,10 @@
  *	JOINED   the peer is a node of the cluster: its node id is known,
  *	         and the messaging channel to it (msg.c) is open.
  *
+ * A joined peer from which nothing arrives for peer_timeout_ms while its
+ * link stays up (its kernel hangs, its machine is stopped) is lost as at
+ * a link down, and may join again by the handshake: see "Liveness" below.
+ *
  * Adapters and peers are registered with the core module (smartio/
  * fabric.h), whose netlink family shows them and multicasts their changes;
  * for debugging they are also shown in <debugfs>/smartio/adapters.
@@ -101,6 +105,25 @@ static BLOCKING_NOTIFIER_HEAD(smartio_node_notifiers);
  * hello tells it, but not write into another NTB's scratchpads). A node
  * reached through two adapters at once therefore joins through the first
  * one only.
+ *
+ * Sessions. Each joining of a peer is a session, numbered from one
+ * counter for all peers of all adapters (smartio_peer.session), so that
+ * the sessions of one node compare whichever adapter it joins through.
+ * Users of a node note the session they set something up in
+ * (smartio_node_session()); when the node leaves, they are told the
+ * session it left (struct smartio_node_event) and undo only what is of
+ * that session or an earlier one, never what a quick rejoin set up.
+ *
+ * Liveness. The link tells when a peer's machine is cut off, not when its
+ * kernel stops. So every SMARTIO_HEARTBEAT a node posts a keepalive to
+ * each joined peer it sent nothing to in the last one, and a peer from
+ * which nothing arrived for peer_timeout_ms (msg.c,
+ * smartio_msg_chan_tick()) is lost: it leaves as at a link down (one line
+ * logged), its block of our scratchpads is cleared (its hello there is
+ * stale: it must not make it join again) and it is sent a hello that
+ * acknowledges nothing. A peer that comes back reads that hello, finds
+ * that we lost it, leaves in turn and says hello anew; then both join,
+ * in a new session.
  */
 #define SMARTIO_HS_MAGIC	0x534d0003
 #define SMARTIO_HS_MAGIC_MASK	0xffff0000
@@ -122,6 +145,37 @@ static int node_id_count;
 module_param_array(node_id, ushort, &node_id_count, 0444);
 MODULE_PARM_DESC(node_id,
 		 "Node id of each adapter in probe order, 1..65534 (0 or absent: own port number + 1; 65535 addresses all nodes and is refused)");
+
+/* How often a joined peer's channel is looked at, and kept alive. */
+#define SMARTIO_HEARTBEAT_MS	1000
+#define SMARTIO_HEARTBEAT	msecs_to_jiffies(SMARTIO_HEARTBEAT_MS)
+
+static unsigned int peer_timeout_ms = 5000;
+
+/* 0, or at least two heartbeats: one late keepalive loses no peer. */
+static int smartio_peer_timeout_set(const char *val,
+				    const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int ret;
+
+	ret = kstrtouint(val, 0, &ms);
+	if (ret)
+		return ret;
+	if (ms && ms < 2 * SMARTIO_HEARTBEAT_MS)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, ms);
+	return 0;
+}
+
+static const struct kernel_param_ops smartio_peer_timeout_ops = {
+	.set = smartio_peer_timeout_set,
+	.get = param_get_uint,
+};
+module_param_cb(peer_timeout_ms, &smartio_peer_timeout_ops, &peer_timeout_ms,
+		0644);
+MODULE_PARM_DESC(peer_timeout_ms,
+		 "A joined node from which nothing arrives for this long (ms, at least 2000), its link up, is lost as at a link down; 0: only a link down loses a node (default 5000)");
 
 static const char * const smartio_peer_state_names[] = {
 	[SMARTIO_PEER_STATE_DOWN] = "down",
@@ -154,6 +208,8 @@ static DEFINE_MUTEX(smartio_adapters_lock);
  * that waits for long (scratchpad accesses, the hello that answers).
  */
 static DEFINE_MUTEX(smartio_node_ids_lock);
+/* The last session a peer joined in (see "Sessions"); under the lock above. */
+static u32 smartio_session_last;
 LIST_HEAD(smartio_adapters);
 DEFINE_SRCU(smartio_adapters_srcu);
 
@@ -281,6 +337,10 @@ static void smartio_peer_leave(struct smartio_adapter *ad,
 			       struct smartio_peer *peer,
 			       enum smartio_peer_state state)
 {
+	struct smartio_node_event ev = {
+		.node_id = peer->node_id,
+		.session = peer->session,
+	};
 	unsigned int failed;
 
 	if (peer->state == SMARTIO_PEER_STATE_JOINED) {
@@ -289,8 +349,7 @@ static void smartio_peer_leave(struct smartio_adapter *ad,
 		smartio_windows_peer_lost(ad, peer);
 		smartio_requesters_peer_left(ad, peer);
 		blocking_notifier_call_chain(&smartio_node_notifiers,
-					     SMARTIO_NODE_LEFT,
-					     (void *)(uintptr_t)peer->node_id);
+					     SMARTIO_NODE_LEFT, &ev);
 		if (failed)
 			pr_info("adapter %d: node %u left, %u pending request%s failed\n",
 				ad->index, peer->node_id, failed,
@@ -307,6 +366,53 @@ static void smartio_peer_leave(struct smartio_adapter *ad,
 	}
 	mutex_unlock(&smartio_node_ids_lock);
 	smartio_peer_report(ad, peer);
+}
+
+/*
+ * Nothing came from @peer for @silent jiffies while its link stayed up:
+ * it is lost as at a link down (see "Liveness"). Called with ad->lock
+ * held.
+ */
+static void smartio_peer_silent(struct smartio_adapter *ad,
+				struct smartio_peer *peer, unsigned long silent)
+{
+	pr_warn("adapter %d: node %u silent for %u ms, its link up: lost\n",
+		ad->index, peer->node_id, jiffies_to_msecs(silent));
+	smartio_peer_leave(ad, peer, SMARTIO_PEER_STATE_LINK_UP);
+	smartio_clear_in_spads(ad, peer);
+	smartio_send_hello(ad, peer, 0);
+}
+
+/*
+ * Keeps the channels to the joined peers alive and loses those that went
+ * silent; queued every SMARTIO_HEARTBEAT while a peer is joined.
+ */
+static void smartio_heartbeat_work(struct work_struct *work)
+{
+	struct smartio_adapter *ad = container_of(to_delayed_work(work),
+						  struct smartio_adapter,
+						  heartbeat);
+	unsigned int timeout_ms = READ_ONCE(peer_timeout_ms);
+	unsigned long silent;
+	bool joined = false;
+	int pidx;
+
+	mutex_lock(&ad->lock);
+	for (pidx = 0; pidx < ad->peer_count; pidx++) {
+		struct smartio_peer *peer = &ad->peers[pidx];
+
+		if (peer->state != SMARTIO_PEER_STATE_JOINED)
+			continue;
+		silent = smartio_msg_chan_tick(ad, peer);
+		if (timeout_ms && silent >= msecs_to_jiffies(timeout_ms))
+			smartio_peer_silent(ad, peer, silent);
+		else
+			joined = true;
+	}
+	if (joined)
+		queue_delayed_work(system_wq, &ad->heartbeat,
+				   SMARTIO_HEARTBEAT);
+	mutex_unlock(&ad->lock);
 }
 
 /* The link to @peer is down. Called with ad->lock held. */
@@ -530,10 +636,11 @@ static void smartio_peer_hello(struct smartio_adapter *ad,
 	if (ack != smartio_epoch)
 		goto unlock;
 
-	WRITE_ONCE(peer->session, peer->session + 1);
+	WRITE_ONCE(peer->session, ++smartio_session_last);
 	smartio_reach_learn(ad, peer);
 	smartio_msg_chan_up(peer);
 	peer->state = SMARTIO_PEER_STATE_JOINED;
+	queue_delayed_work(system_wq, &ad->heartbeat, SMARTIO_HEARTBEAT);
 	/* Who finds the node by its id finds what it reaches (window.c). */
 	smp_wmb();
 	WRITE_ONCE(peer->node_id, node);
@@ -639,9 +746,11 @@ struct smartio_peer *smartio_node_peer(u16 node_id,
 
 /**
  * smartio_node_notifier_register() - Be told when nodes leave.
- * @nb: Called with SMARTIO_NODE_LEFT and the node id (as a pointer-sized
- *	integer) from the NTB layer's link handling, with an adapter's lock
- *	held: it must not wait for the NTB layer; queue work instead.
+ * @nb: Called with SMARTIO_NODE_LEFT and a struct smartio_node_event
+ *	(valid during the call: the node and the session it left) from the
+ *	NTB layer's link handling, with an adapter's lock held: it must not
+ *	wait for the NTB layer; queue work instead. The node's messaging
+ *	channel is down already (smartio_node_session() finds it no more).
  *
  * Return: 0.
  */
@@ -660,6 +769,42 @@ void smartio_node_notifier_unregister(struct notifier_block *nb)
 	blocking_notifier_chain_unregister(&smartio_node_notifiers, nb);
 }
 EXPORT_SYMBOL_GPL(smartio_node_notifier_unregister);
+
+/**
+ * smartio_node_session() - The session a node is joined in.
+ * @node_id: The node.
+ *
+ * What is set up with a node is noted with the session it is set up in,
+ * so that when the node leaves (struct smartio_node_event) only what is
+ * of that session or an earlier one is undone. Once this has returned a
+ * session, the node's leaving that session is notified after it.
+ *
+ * Return: The session, never 0; 0 when @node_id is not joined (or is
+ * leaving: its messaging channel is down).
+ */
+u32 smartio_node_session(u16 node_id)
+{
+	struct smartio_adapter *ad;
+	struct smartio_peer *peer;
+	u32 session = 0;
+	int idx;
+
+	if (!node_id)
+		return 0;
+	idx = srcu_read_lock(&smartio_adapters_srcu);
+	peer = smartio_node_peer(node_id, &ad);
+	if (peer) {
+		/* Written before the node id when it joined. */
+		smp_rmb();
+		spin_lock_irq(&peer->chan.lock);
+		if (peer->chan.up)
+			session = READ_ONCE(peer->session);
+		spin_unlock_irq(&peer->chan.lock);
+	}
+	srcu_read_unlock(&smartio_adapters_srcu, idx);
+	return session;
+}
+EXPORT_SYMBOL_GPL(smartio_node_session);
 
 /**
  * smartio_local_node_id() - This node's id, for naming what it owns.
@@ -899,6 +1044,7 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 	mutex_init(&ad->lock);
 	INIT_WORK(&ad->work, smartio_adapter_work);
 	INIT_WORK(&ad->msg_work, smartio_msg_work);
+	INIT_DELAYED_WORK(&ad->heartbeat, smartio_heartbeat_work);
 	for (pidx = 0; pidx < pcnt; pidx++) {
 		struct smartio_peer *peer = &ad->peers[pidx];
 
@@ -980,6 +1126,7 @@ err_ctx:
 	ntb_clear_ctx(ntb);
 	cancel_work_sync(&ad->work);
 	cancel_work_sync(&ad->msg_work);
+	cancel_delayed_work_sync(&ad->heartbeat);
 err_fabric:
 	smartio_fabric_adapter_del(&ad->fabric);
 err_windows:
@@ -1016,6 +1163,8 @@ static void smartio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 	for (pidx = 0; pidx < ad->peer_count; pidx++)
 		smartio_peer_down(ad, &ad->peers[pidx]);
 	mutex_unlock(&ad->lock);
+	/* With no peer joined, and none to join, it queues itself no more. */
+	cancel_delayed_work_sync(&ad->heartbeat);
 
 	smartio_fabric_adapter_del(&ad->fabric);
 	smartio_adapter_unlist(ad);

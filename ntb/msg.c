@@ -33,6 +33,12 @@
  * posted writes in order, so nothing of an earlier session lands after the
  * reset. When the peer leaves, every pending request fails with -ENOTCONN.
  *
+ * Liveness: a node posts a keepalive (an ECHO event) to each joined peer
+ * it has sent nothing to for a heartbeat tick, and notes when the peer
+ * last wrote into its receive area (smartio_msg_chan_tick()); adapter.c
+ * loses a peer not heard from for peer_timeout_ms as at a link down. The
+ * keepalives go only on an idle channel: nothing is added per message.
+ *
  * Bounded memory: each node has at most SMARTIO_MSG_INFLIGHT requests
  * pending per peer, and a request or event is sent only if room for that
  * many largest responses stays free, so a response always finds room and
@@ -208,7 +214,11 @@ void smartio_msg_chan_up(struct smartio_peer *peer)
 	chan->tx_head = 0;
 	chan->tx_seq = 0;
 	chan->up = true;
+	chan->alive_tx = chan->tx_count;
 	spin_unlock_irq(&chan->lock);
+	chan->alive_head = le32_to_cpu(READ_ONCE(*smartio_msg_area_u32(chan, SMARTIO_MSG_AREA_HEAD)));
+	chan->alive_ack = le32_to_cpu(READ_ONCE(*smartio_msg_area_u32(chan, SMARTIO_MSG_AREA_ACK)));
+	chan->alive_heard = jiffies;
 }
 
 /**
@@ -453,9 +463,12 @@ unlock:
 	spin_unlock_irqrestore(&chan->lock, flags);
 }
 
+/* Answers a request with its payload; an event is a keepalive. */
 static int smartio_msg_echo(u16 node_id, const struct smartio_msg *req,
 			    void *resp, u32 *resp_len)
 {
+	if (!resp)
+		return 0;
 	memcpy(resp, req->payload, req->len);
 	*resp_len = req->len;
 	return 0;
@@ -542,7 +555,7 @@ static void smartio_msg_rx(struct smartio_adapter *ad, struct smartio_peer *peer
 	while (!(ret = smartio_ring_peek(ring, SMARTIO_MSG_RING_SIZE, head,
 					 chan->rx_tail, &rec))) {
 		smartio_msg_rx_one(ad, peer, ring + rec.off, rec.len);
-		chan->rx_tail = rec.next_tail;
+		WRITE_ONCE(chan->rx_tail, rec.next_tail);
 	}
 	if (ret != -EAGAIN)
 		dev_err_ratelimited(&ad->ntb->dev, "adapter %d: node %u: receive ring corrupt (%d) at %u, head %u\n",
@@ -575,6 +588,53 @@ void smartio_msg_work(struct work_struct *work)
 
 	for (pidx = 0; pidx < ad->peer_count; pidx++)
 		smartio_msg_rx(ad, &ad->peers[pidx]);
+}
+
+/**
+ * smartio_msg_chan_tick() - One heartbeat of the channel to a joined peer.
+ * @ad: The adapter.
+ * @peer: The peer, joined.
+ *
+ * Posts a keepalive, an ECHO event that nothing answers, when nothing went
+ * to the peer since the last tick, so that a live node is heard at least
+ * once a tick by each of its peers whatever it has to say; and notes
+ * whether the peer was heard: the head of our receive ring or the ack of
+ * our messages moved (the peer writes both, the one as it sends, the
+ * other as it reads). What the peer's message handlers do, and how fast,
+ * does not matter: only that it still writes. Nothing here is done per
+ * message: a tick reads two words of our own memory.
+ *
+ * Context: With the adapter's lock held; called once a tick.
+ * Return: How long (jiffies) nothing came from the peer; 0 if something
+ * did since the last tick, or if we have not read all it sent (we are
+ * behind then, not the peer).
+ */
+unsigned long smartio_msg_chan_tick(struct smartio_adapter *ad,
+				    struct smartio_peer *peer)
+{
+	struct smartio_msg_chan *chan = &peer->chan;
+	struct smartio_msg keepalive = {
+		.kind = SMARTIO_MSG_EVENT,
+		.op = SMARTIO_MSG_OP_ECHO,
+	};
+	u32 head = le32_to_cpu(READ_ONCE(*smartio_msg_area_u32(chan, SMARTIO_MSG_AREA_HEAD)));
+	u32 ack = le32_to_cpu(READ_ONCE(*smartio_msg_area_u32(chan, SMARTIO_MSG_AREA_ACK)));
+
+	if (head != chan->alive_head || ack != chan->alive_ack ||
+	    head != READ_ONCE(chan->rx_tail))
+		chan->alive_heard = jiffies;
+	chan->alive_head = head;
+	chan->alive_ack = ack;
+
+	/* A full ring (a peer that stopped reading) takes nothing: no matter. */
+	spin_lock_irq(&chan->lock);
+	if (chan->tx_count == chan->alive_tx)
+		smartio_msg_send_locked(ad, peer, &keepalive,
+					SMARTIO_MSG_RESERVE);
+	chan->alive_tx = chan->tx_count;
+	spin_unlock_irq(&chan->lock);
+
+	return jiffies - chan->alive_heard;
 }
 
 /**

@@ -99,6 +99,11 @@ struct smartio_msg_pending {
  * @wait: Woken when a pending entry or ring space may have freed up.
  * @pending: Requests waiting for their response.
  * @tx_count: Messages sent since the module loaded.
+ * @alive_head: The head of our receive ring at the last heartbeat tick
+ *	(smartio_msg_chan_tick()).
+ * @alive_ack: The peer's ack of our messages at the last tick.
+ * @alive_tx: @tx_count at the last tick.
+ * @alive_heard: When the peer last wrote either (jiffies).
  */
 struct smartio_msg_chan {
 	void *area;
@@ -124,6 +129,11 @@ struct smartio_msg_chan {
 	wait_queue_head_t wait;
 	struct smartio_msg_pending pending[SMARTIO_MSG_INFLIGHT];
 	u64 tx_count;
+
+	u32 alive_head;
+	u32 alive_ack;
+	u64 alive_tx;
+	unsigned long alive_heard;
 };
 
 /* Slot key of slots whose peer left (see window.c). */
@@ -246,8 +256,10 @@ struct smartio_reach {
  * @in_spad: First scratchpad of our own the peer writes, -1 while unknown;
  *	read by other adapters' works (READ_ONCE) to find a loopback.
  * @out_spad: First scratchpad of the peer's this side writes.
- * @session: Number of times the peer joined; lets a connection made
- *	while it leaves notice (read with READ_ONCE).
+ * @session: The session it joined in: a number from one counter for all
+ *	peers (adapter.c, "Sessions"), so a connection made while it leaves
+ *	notices, and what was set up with a node compares with the session
+ *	it left in (read with READ_ONCE).
  * @chan: The messaging channel to the peer.
  * @inbound: What our inbound memory window for the peer leads to.
  * @mem_widx: Our inbound window to memory (the receive area among it).
@@ -298,6 +310,8 @@ struct smartio_peer {
  * @fabric: The adapter in the core's registry.
  * @work: Runs the handshake and link tracking (NTB callbacks are atomic).
  * @msg_work: Receives messages.
+ * @heartbeat: Keeps the joined peers' channels alive and loses a peer
+ *	that has gone silent (adapter.c); queued while a peer is joined.
  * @lock: Protects the fields of @peers and @node_id.
  * @peer_count: Number of peers, ntb_peer_port_count(); fixed at probe.
  * @lut: The LUT aperture, for the window manager.
@@ -322,6 +336,7 @@ struct smartio_adapter {
 	struct smartio_fabric_adapter fabric;
 	struct work_struct work;
 	struct work_struct msg_work;
+	struct delayed_work heartbeat;
 	struct mutex lock;
 	int peer_count;
 	struct smartio_aperture lut;
@@ -407,6 +422,8 @@ void smartio_msg_chan_exit(struct smartio_adapter *ad, struct smartio_peer *peer
 void smartio_msg_chan_reset_rx(struct smartio_peer *peer);
 void smartio_msg_chan_up(struct smartio_peer *peer);
 unsigned int smartio_msg_chan_down(struct smartio_peer *peer);
+unsigned long smartio_msg_chan_tick(struct smartio_adapter *ad,
+				    struct smartio_peer *peer);
 void smartio_msg_work(struct work_struct *work);
 int smartio_msg_call_peer(struct smartio_adapter *ad, struct smartio_peer *peer,
 			  u16 op, const void *req, u32 len, void *resp,

@@ -59,10 +59,24 @@ int smartio_msg_post(u16 node_id, u16 op, const void *buf, u32 len);
 /* Node events, for smartio_node_notifier_register(). */
 #define SMARTIO_NODE_LEFT	1
 
+/**
+ * struct smartio_node_event - What a node notifier is told.
+ * @node_id: The node.
+ * @session: The session it left (smartio_node_session()): what was set
+ *	up with it in this session or an earlier one is gone; what was set
+ *	up in a later one belongs to a new joining of the node, which a
+ *	quick rejoin may have made before the notified work runs.
+ */
+struct smartio_node_event {
+	u16 node_id;
+	u32 session;
+};
+
 struct notifier_block;
 int smartio_node_notifier_register(struct notifier_block *nb);
 void smartio_node_notifier_unregister(struct notifier_block *nb);
 
+u32 smartio_node_session(u16 node_id);
 u16 smartio_local_node_id(void);
 u16 smartio_node_next(u16 after);
 
