@@ -492,8 +492,11 @@ static void smartio_msg_serve(struct smartio_adapter *ad,
 	down_read(&smartio_msg_handlers_rwsem);
 	if (m->op < SMARTIO_MSG_OP_MAX)
 		handler = smartio_msg_handlers[m->op];
-	status = handler ? handler(peer->node_id, m,
-				   request ? chan->rx_resp : NULL,
+	/*
+	 * A peer picks the kind, not the handler: an event of an op that
+	 * answers gets a buffer all the same, and its answer is dropped.
+	 */
+	status = handler ? handler(peer->node_id, m, chan->rx_resp,
 				   &resp_len) : -EOPNOTSUPP;
 	up_read(&smartio_msg_handlers_rwsem);
 	if (!request)

@@ -36,8 +36,9 @@ enum smartio_msg_op {
  * @node_id: Node that sent @req.
  * @req: The request or event, payload included.
  * @resp: Buffer of SMARTIO_MSG_MAX_PAYLOAD bytes for the response's
- *	payload (requests only; NULL for events).
- * @resp_len: Bytes of @resp to send, 0 on entry (requests only).
+ *	payload; for an event (the peer's choice, whatever the op) what is
+ *	put there is not sent.
+ * @resp_len: Bytes of @resp to send, 0 on entry.
  *
  * Called in process context, one message of a node at a time, in order:
  * a handler must not wait for another message from the same node.
