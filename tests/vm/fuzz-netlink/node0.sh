@@ -9,13 +9,16 @@
 # refuse refused; neither node may log a fault. Afterwards node 1 gives
 # back what it holds, node 2 lends its NVMe again, node 1 borrows it,
 # writes 16 MiB to it and returns it, and node 2 reads the same data
-# through its own driver.
+# through its own driver. Each node then holds the windows and pages it
+# held before, and no more kernel objects (but noise).
 set -eu
 . ./lend.sh
 . ./fuzz.sh
 . ./netlink.sh
 
 borrower_ready
+holdings >/tmp/holdings.before
+objects=$(kmalloc_objects)
 vmctl barrier available
 shadow=$(borrow_bound 20000 nvme)
 vmctl barrier borrowed
@@ -33,6 +36,7 @@ vmctl barrier returned
 fdid=$(vmctl get fdid)
 sum=$(write_borrowed "$fdid")
 vmctl put sum "$sum"
+no_leak "$objects" /tmp/holdings.before 2000
 vmctl barrier written
 vmctl barrier finished
 rmmod smartio_lend smartio_ntb smartio

@@ -11,6 +11,8 @@ set -eu
 
 lend_nvme
 bdf=$(nvme_bdf)
+holdings >/tmp/holdings.before
+objects=$(kmalloc_objects)
 vmctl barrier available
 vmctl barrier borrowed
 
@@ -21,6 +23,7 @@ fdid=$(devices_reset "$bdf")
 echo "node$NODE: after fuzzing, $bdf is fdid $fdid"
 vmctl put fdid "$fdid"
 vmctl barrier written
+no_leak "$objects" /tmp/holdings.before 2000
 sum=$(vmctl get sum)
 check_written "$fdid" "$bdf" "$sum"
 smartioctl device remove "$fdid"
