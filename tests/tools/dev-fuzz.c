@@ -3,7 +3,7 @@
  * smartio-dev-fuzz: random ioctls and mmaps on /dev/smartio
  * (tests/vm/fuzz-dev; the ABI is include/uapi/linux/smartio_dev.h).
  *
- *	smartio-dev-fuzz [-s SEED] [-n COUNT] [-r NODE] [-R SEGMENT]...
+ *	smartio-dev-fuzz [-C] [-s SEED] [-n COUNT] [-r NODE] [-R SEGMENT]...
  *			 [-H SEGMENT]...
  *
  * Keeps FILES open files of /dev/smartio, each in a state of its own
@@ -14,6 +14,8 @@
  *  - an ioctl of the ABI with a random argument: ids, sizes, nodes and
  *    reserved fields drawn from what exists (the remote node -r, its
  *    segments -R, small local ids) or worth trying (boundaries, random);
+ *    the remote segments never those the remote node's fuzzer creates
+ *    and removes (its local ids, see local_id()), but with -C;
  *  - an ioctl of the ABI with a bad pointer: NULL, a kernel address, one
  *    across the end of user space, a PROT_NONE page, a read-only page, or
  *    a struct that runs into a PROT_NONE page;
@@ -38,6 +40,7 @@
  * must read or write, a number not of the ABI. SMARTIO_IOC_SEGMENT_INFO of
  * a bound file must succeed and tell its binding; a mapping that was made
  * must not fault within its protection. Anything else is a violation.
+ * What this program created is removed at its end.
  *
  * Prints the seed, "count:" lines per input kind and outcome ("ok" or an
  * errno name) and a summary line; exit status 0, 1 on a violation, 2 for
