@@ -35,7 +35,7 @@
  * is checked: a mutating ioctl without CAP_SYS_ADMIN, a create of id 0 or
  * of a size that is 0, not page-aligned or above 4 GiB, an export to node
  * 0 or with its reserved field set, an attach or connect of a bound file
- * or with a reserved field set, an ioctl on an unbound file, an mmap of an
+ * or with a reserved field set, the binding of an unbound file, an mmap of an
  * unbound file or past its segment's end, an ioctl of a bad pointer it
  * must read or write, a number not of the ABI. SMARTIO_IOC_SEGMENT_INFO of
  * a bound file must succeed and tell its binding; a mapping that was made
