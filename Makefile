@@ -49,9 +49,14 @@ unit_tools_obj := $(patsubst %.c,$(BUILD)/%.o,$(unit_tools_src))
 # Test programs go into the VM image with the programs (tests/vm/mkinitramfs).
 genl_send_obj := $(patsubst %.c,$(BUILD)/%.o,tests/tools/genl-send.c \
 	tools/nl.c tools/usage.c $(unit_tools_src))
+nl_fuzz_obj := $(patsubst %.c,$(BUILD)/%.o,tests/tools/nl-fuzz.c \
+	tests/tools/fuzz.c tools/nl.c tools/usage.c $(unit_tools_src))
+dev_fuzz_obj := $(patsubst %.c,$(BUILD)/%.o,tests/tools/dev-fuzz.c \
+	tests/tools/fuzz.c)
 
 programs := $(BUILD)/bin/smartioctl $(BUILD)/bin/smartio-genl-send \
-	$(BUILD)/bin/smartio-seg
+	$(BUILD)/bin/smartio-seg $(BUILD)/bin/smartio-nl-fuzz \
+	$(BUILD)/bin/smartio-dev-fuzz
 unit := $(BUILD)/tests/unit/smartio-unit
 
 
@@ -91,6 +96,14 @@ $(BUILD)/bin/smartio-genl-send: $(genl_send_obj) $(lib_obj)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lmnl
 
 $(BUILD)/bin/smartio-seg: $(BUILD)/tests/tools/segment.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/bin/smartio-nl-fuzz: $(nl_fuzz_obj) $(lib_obj)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lmnl
+
+$(BUILD)/bin/smartio-dev-fuzz: $(dev_fuzz_obj)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 

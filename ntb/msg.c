@@ -53,6 +53,7 @@
 #include <linux/rwsem.h>
 #include <linux/sched/signal.h>
 #include <linux/srcu.h>
+#include <asm/unaligned.h>
 
 #include "smartio/ntb.h"
 #include "smartio/ring.h"
@@ -256,18 +257,18 @@ unsigned int smartio_msg_chan_down(struct smartio_peer *peer)
 }
 
 /*
- * Sends @m (its seq is set here), keeping @reserve ring bytes free.
- * Returns -ENOTCONN when the channel is down, -ENOSPC when the ring has
- * no room now. Called with chan->lock held.
+ * Sends the record chan->tx_buf holds, its LEN message bytes after room
+ * for the record header, keeping @reserve ring bytes free. Returns
+ * -ENOTCONN when the channel is down, -ENOSPC when the ring has no room
+ * now. Called with chan->lock held.
  */
-static int smartio_msg_send_locked(struct smartio_adapter *ad,
-				   struct smartio_peer *peer,
-				   struct smartio_msg *m, u32 reserve)
+static int smartio_msg_push_locked(struct smartio_adapter *ad,
+				   struct smartio_peer *peer, u32 len,
+				   u32 reserve)
 {
 	struct smartio_msg_chan *chan = &peer->chan;
 	void __iomem *ring = chan->win + SMARTIO_MSG_AREA_RING;
 	struct smartio_ring_slot slot;
-	u32 len = smartio_msg_wire_len(m);
 	u32 tail, room;
 	u8 pad[SMARTIO_RING_HDR_LEN];
 	int ret;
@@ -284,13 +285,7 @@ static int smartio_msg_send_locked(struct smartio_adapter *ad,
 	if (slot.next_head - chan->tx_head + reserve > room)
 		return -ENOSPC;
 
-	m->seq = chan->tx_seq;
 	smartio_ring_hdr_encode(chan->tx_buf, SMARTIO_RING_REC_DATA, len);
-	ret = smartio_msg_encode(m, chan->tx_buf + SMARTIO_RING_HDR_LEN,
-				 sizeof(chan->tx_buf) - SMARTIO_RING_HDR_LEN);
-	if (ret < 0)
-		return ret;
-
 	if (slot.pad_len) {
 		smartio_ring_hdr_encode(pad, SMARTIO_RING_REC_PAD,
 					slot.pad_len - SMARTIO_RING_HDR_LEN);
@@ -306,6 +301,27 @@ static int smartio_msg_send_locked(struct smartio_adapter *ad,
 	ntb_peer_db_set(ad->ntb, SMARTIO_DB_MSG);
 
 	return 0;
+}
+
+/*
+ * Sends @m (its seq is set here), keeping @reserve ring bytes free.
+ * Returns -ENOTCONN when the channel is down, -ENOSPC when the ring has
+ * no room now. Called with chan->lock held.
+ */
+static int smartio_msg_send_locked(struct smartio_adapter *ad,
+				   struct smartio_peer *peer,
+				   struct smartio_msg *m, u32 reserve)
+{
+	struct smartio_msg_chan *chan = &peer->chan;
+	int ret;
+
+	m->seq = chan->tx_seq;
+	ret = smartio_msg_encode(m, chan->tx_buf + SMARTIO_RING_HDR_LEN,
+				 sizeof(chan->tx_buf) - SMARTIO_RING_HDR_LEN);
+	if (ret < 0)
+		return ret;
+	return smartio_msg_push_locked(ad, peer, smartio_msg_wire_len(m),
+				       reserve);
 }
 
 /* Takes a free pending entry, or returns NULL. Called with chan->lock held. */
@@ -489,8 +505,11 @@ static void smartio_msg_serve(struct smartio_adapter *ad,
 	down_read(&smartio_msg_handlers_rwsem);
 	if (m->op < SMARTIO_MSG_OP_MAX)
 		handler = smartio_msg_handlers[m->op];
-	status = handler ? handler(peer->node_id, m,
-				   request ? chan->rx_resp : NULL,
+	/*
+	 * A peer picks the kind, not the handler: an event of an op that
+	 * answers gets a buffer all the same, and its answer is dropped.
+	 */
+	status = handler ? handler(peer->node_id, m, chan->rx_resp,
 				   &resp_len) : -EOPNOTSUPP;
 	up_read(&smartio_msg_handlers_rwsem);
 	if (!request)
@@ -717,6 +736,45 @@ int smartio_msg_call(u16 node_id, u16 op, const void *req, u32 len,
 }
 EXPORT_SYMBOL_GPL(smartio_msg_call);
 
+/*
+ * Posts @m to @node_id, or, @m NULL, the @len bytes at @raw as they are
+ * but for the sequence number (smartio_msg_post_raw()). Returns as
+ * smartio_msg_post().
+ */
+static int smartio_msg_post_to(u16 node_id, struct smartio_msg *m,
+			       const void *raw, u32 len)
+{
+	struct smartio_adapter *ad;
+	struct smartio_peer *peer;
+	unsigned long flags;
+	u8 *rec;
+	int idx, ret;
+
+	idx = srcu_read_lock(&smartio_adapters_srcu);
+	peer = smartio_node_peer(node_id, &ad);
+	if (peer) {
+		spin_lock_irqsave(&peer->chan.lock, flags);
+		if (m) {
+			ret = smartio_msg_send_locked(ad, peer, m,
+						      SMARTIO_MSG_RESERVE);
+		} else {
+			rec = peer->chan.tx_buf + SMARTIO_RING_HDR_LEN;
+			memcpy(rec, raw, len);
+			if (len >= 8)
+				put_unaligned_le32(peer->chan.tx_seq, rec + 4);
+			ret = smartio_msg_push_locked(ad, peer, len,
+						      SMARTIO_MSG_RESERVE);
+		}
+		spin_unlock_irqrestore(&peer->chan.lock, flags);
+		if (ret == -ENOSPC)
+			ret = -EAGAIN;
+	} else {
+		ret = -EHOSTUNREACH;
+	}
+	srcu_read_unlock(&smartio_adapters_srcu, idx);
+	return ret;
+}
+
 /**
  * smartio_msg_post() - Send an event to a node.
  * @node_id: A joined node.
@@ -739,26 +797,34 @@ int smartio_msg_post(u16 node_id, u16 op, const void *buf, u32 len)
 		.len = len,
 		.payload = buf,
 	};
-	struct smartio_adapter *ad;
-	struct smartio_peer *peer;
-	unsigned long flags;
-	int idx, ret;
 
 	if (len > SMARTIO_MSG_MAX_PAYLOAD)
 		return -EMSGSIZE;
-
-	idx = srcu_read_lock(&smartio_adapters_srcu);
-	peer = smartio_node_peer(node_id, &ad);
-	if (peer) {
-		spin_lock_irqsave(&peer->chan.lock, flags);
-		ret = smartio_msg_send_locked(ad, peer, &m, SMARTIO_MSG_RESERVE);
-		spin_unlock_irqrestore(&peer->chan.lock, flags);
-		if (ret == -ENOSPC)
-			ret = -EAGAIN;
-	} else {
-		ret = -EHOSTUNREACH;
-	}
-	srcu_read_unlock(&smartio_adapters_srcu, idx);
-	return ret;
+	return smartio_msg_post_to(node_id, &m, NULL, 0);
 }
 EXPORT_SYMBOL_GPL(smartio_msg_post);
+
+/**
+ * smartio_msg_post_raw() - Send bytes to a node as one message, unchecked.
+ * @node_id: A joined node.
+ * @buf: What the record is to hold: a message's header and payload as the
+ *	caller made them, malformed or not (smartio/msg.h).
+ * @len: Bytes of @buf, at most SMARTIO_MSG_MAX_LEN.
+ *
+ * For tests that play a hostile peer (tests/kmod/smartio_hostile_peer.c):
+ * whatever a peer writes into our ring, the receiver must take it. The
+ * bytes are sent as they are but for the sequence number (header bytes 4
+ * to 7, when @len covers them), which is the channel's, so that a message
+ * is out of order only when the caller sends it out of order.
+ *
+ * Context: Any context but NMI; does not sleep.
+ * Return: 0, -EHOSTUNREACH or -ENOTCONN (not joined), -EAGAIN (no room in
+ * the ring now), -EMSGSIZE.
+ */
+int smartio_msg_post_raw(u16 node_id, const void *buf, u32 len)
+{
+	if (len > SMARTIO_MSG_MAX_LEN)
+		return -EMSGSIZE;
+	return smartio_msg_post_to(node_id, NULL, buf, len);
+}
+EXPORT_SYMBOL_GPL(smartio_msg_post_raw);

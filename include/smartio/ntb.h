@@ -38,8 +38,9 @@ enum smartio_msg_op {
  * @node_id: Node that sent @req.
  * @req: The request or event, payload included.
  * @resp: Buffer of SMARTIO_MSG_MAX_PAYLOAD bytes for the response's
- *	payload (requests only; NULL for events).
- * @resp_len: Bytes of @resp to send, 0 on entry (requests only).
+ *	payload; for an event (the peer's choice, whatever the op) what is
+ *	put there is not sent.
+ * @resp_len: Bytes of @resp to send, 0 on entry.
  *
  * Called in process context, one message of a node at a time, in order:
  * a handler must not wait for another message from the same node.
@@ -55,6 +56,8 @@ int smartio_msg_call(u16 node_id, u16 op, const void *req, u32 len,
 		     void *resp, u32 resp_max, u32 *resp_len,
 		     unsigned long timeout);
 int smartio_msg_post(u16 node_id, u16 op, const void *buf, u32 len);
+/* For tests that play a hostile peer: bytes sent as a message, unchecked. */
+int smartio_msg_post_raw(u16 node_id, const void *buf, u32 len);
 
 /* Node events, for smartio_node_notifier_register(). */
 #define SMARTIO_NODE_LEFT	1

@@ -1,0 +1,189 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# Helpers for the fuzzers' tests (fuzz-netlink, fuzz-dev, fuzz-peer): the
+# seed and input count, what the node holds (to compare before and after),
+# and its devices put back as they were.
+#
+# A run's seed and input count are fixed, printed, and can be given on
+# the kernel command line to repeat or stretch a run:
+#
+#	SMARTIO_VM_APPEND="fuzz.seed=42 fuzz.inputs=500000" tests/vm/run tests/vm/fuzz-dev
+
+# This node's smartio node id: its NTB port's number plus one (the
+# default), as every node of these tests has one port, numbered as the node.
+NODE_ID=$((NODE + 1))
+
+# fuzz_param NAME DEFAULT: fuzz.NAME=VALUE from the kernel command line,
+# else DEFAULT.
+fuzz_param() {
+	read -r cmdline </proc/cmdline
+	for arg in $cmdline; do
+		case $arg in
+		fuzz."$1"=*) echo "${arg#*=}"; return ;;
+		esac
+	done
+	echo "$2"
+}
+
+# fuzz_seed DEFAULT: the seed of this node's run: fuzz.seed plus the node's
+# number (each node draws its own inputs), else DEFAULT.
+fuzz_seed() {
+	seed=$(fuzz_param seed "")
+	if [ -n "$seed" ]; then
+		echo "$((seed + NODE))"
+	else
+		echo "$1"
+	fi
+}
+
+# fuzz_inputs DEFAULT: inputs of this node's run.
+fuzz_inputs() {
+	fuzz_param inputs "$1"
+}
+
+# fuzz_report FILE: a fuzzer's output.
+fuzz_report() {
+	sed "s/^/node$NODE: /" "$1"
+}
+
+# kmalloc_objects: objects in use in the kmalloc caches, per-CPU slabs
+# flushed first (a leak of one object per input shows as thousands).
+kmalloc_objects() {
+	for c in /sys/kernel/slab/kmalloc-*; do
+		echo 1 >"$c/shrink" 2>/dev/null || true
+	done
+	cat /sys/kernel/slab/kmalloc-*/objects | awk '{ n += $1 } END { print n + 0 }'
+}
+
+# holdings: what smartio_ntb holds (fabric.sh's $adapters), as its debugfs file counts it: window
+# slots, inbound windows, IOVA pages, per adapter (the message counts
+# left out).
+holdings() {
+	# shellcheck disable=SC2154 # fabric.sh sets it
+	grep -E '^adapter |^  windows |^  iova ' "$adapters"
+}
+
+# no_leak BEFORE_OBJECTS BEFORE_HOLDINGS_FILE SLACK: the node holds what it
+# held (holdings) and at most SLACK more kmalloc objects than before.
+no_leak() {
+	after=$(kmalloc_objects)
+	echo "node$NODE: kmalloc objects $1 before, $after after (at most $3 more)"
+	holdings >/tmp/holdings.after
+	if ! cmp -s "$2" /tmp/holdings.after; then
+		diff "$2" /tmp/holdings.after || true
+		fail "smartio_ntb holds other windows or pages than before"
+	fi
+	[ "$after" -le $(($1 + $3)) ] || fail "$((after - $1)) kmalloc objects more than before"
+}
+
+# local_devices: "FDID BDF STATE" of every device this node lends.
+local_devices() {
+	smartioctl device list | awk -v node="$NODE_ID" '$7 == node {
+		sub(":$", "", $1); print $1, $2, $8 }'
+}
+
+# devices_reset [BDF]: this node lends BDF alone (or nothing), available
+# (registered anew if it was removed), whatever a fuzzer left: every other
+# device is taken back and removed. Prints BDF's fdid.
+# shellcheck disable=SC2120 # BDF is optional
+devices_reset() {
+	local_devices | while read -r fdid bdf state; do
+		case $state in
+		borrowed | returning) smartioctl device reclaim "$fdid" >&2 || true ;;
+		esac
+		[ "$bdf" = "${1:-}" ] && continue
+		smartioctl device unavailable "$fdid" >/dev/null 2>&1 || true
+		smartioctl device remove "$fdid" >&2 || fail "cannot remove $fdid ($bdf)"
+	done || exit 1
+	[ -n "${1:-}" ] || return 0
+	fdid=$(local_devices | awk -v bdf="$1" '$2 == bdf { print $1 }')
+	if [ -z "$fdid" ]; then
+		fdid=$(lend_function "$1")
+	elif ! local_devices | grep -q "^$fdid $1 available$"; then
+		smartioctl device available "$fdid" >&2 || fail "cannot make $fdid available"
+	fi
+	echo "$fdid"
+}
+
+# Where smartio-nl-fuzz -l keeps the request it is sending (nobody too
+# may write there).
+FUZZ_LAST=/dev/shm/fuzz.last
+
+# fuzz_stuck PROGRAM: what PROGRAM, running too long, waits for: its
+# kernel stacks, every blocked task's (sysrq w, in the kernel log), and
+# the request it sent last (FUZZ_LAST).
+fuzz_stuck() {
+	for pid in $(pidof "$1"); do
+		echo "node$NODE: $1 ($pid) in the kernel:"
+		cat "/proc/$pid/stack" || true
+	done
+	echo w >/proc/sysrq-trigger
+	if [ -s "$FUZZ_LAST" ]; then
+		echo "node$NODE: request $(od -An -tu4 -N4 "$FUZZ_LAST"), sent last:"
+		od -An -tx1 -j8 -N"$(od -An -tu4 -j4 -N4 "$FUZZ_LAST")" "$FUZZ_LAST"
+	fi
+}
+
+# fuzz_as WHO SEED COUNT PROGRAM ARGS...: runs PROGRAM -s SEED -n COUNT
+# ARGS... as WHO (root, or nobody: without privileges), prints its report
+# and how long it took; fails when the fuzzer does (a violation, a request
+# unanswered), runs for more than 240 s (a hang: see fuzz_stuck) or sends
+# fewer than COUNT inputs.
+fuzz_as() {
+	who=$1
+	seed=$2
+	count=$3
+	shift 3
+	out=/tmp/fuzz-$who.out
+	rm -f "$FUZZ_LAST"
+	start=$(date +%s)
+	if [ "$who" = nobody ]; then
+		as_nobody "$* -s $seed -n $count" >"$out" 2>&1 &
+	else
+		"$@" -s "$seed" -n "$count" >"$out" 2>&1 &
+	fi
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ $(($(date +%s) - start)) -gt 240 ]; then
+			fuzz_report "$out"
+			fuzz_stuck "$(basename "$1")"
+			fail "$1 as $who still runs after 240 s (seed $seed)"
+		fi
+		sleep 1
+	done
+	rc=0
+	wait "$pid" || rc=$?
+	fuzz_report "$out"
+	echo "node$NODE: $1 as $who: $count inputs in $(($(date +%s) - start)) s, exit status $rc"
+	[ $rc = 0 ] || fail "$1 as $who failed (seed $seed)"
+	grep -qE ": seed $seed: $count (inputs|requests sent)," "$out" ||
+		fail "$1 as $who did not send its $count inputs"
+}
+
+# write_borrowed FDID: borrows FDID, writes 16 MiB of random data to it,
+# reads them back, returns it; prints their checksum.
+write_borrowed() {
+	line=$(smartioctl borrow "$1") || fail "cannot borrow $1"
+	echo "node$NODE: $line" >&2
+	shadow=${line##* as }
+	wait_until 30 nvme_ns_of "$shadow" >/dev/null || fail "no block device on $shadow"
+	dev=$(nvme_ns_of "$shadow")
+	dd if=/dev/urandom of=/tmp/data bs=1M count=16 2>/dev/null
+	sum=$(md5sum </tmp/data)
+	dd if=/tmp/data of="$dev" bs=1M oflag=direct 2>/dev/null || fail "cannot write $dev"
+	[ "$(dd if="$dev" bs=1M count=16 iflag=direct 2>/dev/null | md5sum)" = "$sum" ] ||
+		fail "$dev reads back other data"
+	smartioctl return "$1" >&2 || fail "cannot return $1"
+	not_present "$shadow" || fail "$shadow still there after the return"
+	echo "$sum"
+}
+
+# check_written FDID BDF SUM: takes FDID (this node's BDF) back from lending:
+# its first 16 MiB have the checksum SUM.
+check_written() {
+	smartioctl device unavailable "$1" || fail "cannot take $1 back"
+	wait_until 30 nvme_ns_of "$2" >/dev/null || fail "no block device on $2"
+	[ "$(dd if="$(nvme_ns_of "$2")" bs=1M count=16 iflag=direct 2>/dev/null | md5sum)" = "$3" ] ||
+		fail "$2 does not hold what the borrower wrote"
+}

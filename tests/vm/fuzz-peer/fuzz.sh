@@ -1,0 +1,1 @@
+../fuzz-netlink/fuzz.sh

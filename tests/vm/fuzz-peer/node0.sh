@@ -1,0 +1,61 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# A hostile peer: node 1 loads smartio_hostile_peer, which sends node 2
+# random and malformed messages of every op over the messaging channel
+# (random ops, payloads, lengths and headers, as requests, events and raw
+# records), and valid ones out of order, with node 2's real state in them:
+# the NVMe node 2 lends (20000), the one it borrowed from node 1 (10000),
+# the segment it exported to node 1 (7). Every answer the scenario knows
+# must come. Node 2 must log no fault and leak nothing (node1.sh), and
+# both must lend and borrow afterwards: node 1 borrows node 2's NVMe and
+# writes to it, node 2 reads it back; node 2 borrows node 1's and writes
+# to it, node 1 reads it back.
+#
+# Cases: "wire", and "config", in which the random config writes reach
+# node 2's NVMe while node 1 holds it.
+set -eu
+. ./lend.sh
+. ./fuzz.sh
+
+case $CASE in
+wire) config=0 ;;
+config) config=1 ;;
+*) fail "no case $CASE" ;;
+esac
+
+borrower_ready
+bdf=$(nvme_bdf)
+lend_function "$bdf" >/dev/null
+vmctl barrier lent
+vmctl barrier ready
+
+report=/sys/kernel/debug/smartio_hostile_peer/report
+inputs=$(fuzz_inputs 100000)
+seed=$(fuzz_seed 3)
+modprobe smartio_hostile_peer
+start=$(date +%s)
+rc=0
+# shellcheck disable=SC2320 # the write's status is echo's
+echo "2 $seed $inputs 20000 10000 7 24 $config" \
+	>/sys/kernel/debug/smartio_hostile_peer/run || rc=$?
+echo "node$NODE: $inputs inputs in $(($(date +%s) - start)) s"
+cat "$report" >/tmp/report || fail "no report"
+fuzz_report /tmp/report
+[ $rc = 0 ] || fail "the run failed (seed $seed)"
+grep -qx "violations 0" /tmp/report || fail "violations (seed $seed)"
+grep -q "^seed $seed node 2 inputs $inputs " /tmp/report ||
+	fail "fewer than $inputs inputs sent"
+rmmod smartio_hostile_peer
+vmctl barrier fuzzed
+
+vmctl barrier restored
+sum=$(write_borrowed 20000)
+vmctl put sum "$sum"
+vmctl barrier written
+sum=$(vmctl get sum2)
+check_written 10000 "$bdf" "$sum"
+smartioctl device remove 10000
+vmctl barrier finished
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

@@ -1,0 +1,57 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The target of a hostile peer (see node0.sh): node 2 lends its NVMe,
+# exports segment 7 to node 1 and borrows node 1's NVMe; node 1 then sends
+# it random and malformed messages. Afterwards node 2 lends the same and,
+# once it borrows node 1's NVMe again if the peer took it back, holds the
+# same windows and pages as before and at most 2000 more kernel objects
+# (noise, not one per message); then it lends and borrows.
+set -eu
+. ./lend.sh
+. ./fuzz.sh
+
+# borrow_nvme FDID: borrows FDID, an NVMe, and waits for its block device.
+borrow_nvme() {
+	line=$(smartioctl borrow "$1") || fail "cannot borrow $1"
+	echo "node$NODE: $line"
+	wait_until 30 nvme_ns_of "${line##* as }" >/dev/null ||
+		fail "no block device on ${line##* as }"
+}
+
+lender_ready
+bdf=$(nvme_bdf)
+lend_function "$bdf" >/dev/null
+smartio-seg create 7 1M
+smartio-seg export 7 1
+vmctl barrier lent
+borrow_nvme 10000
+holdings >/tmp/holdings.before
+objects=$(kmalloc_objects)
+vmctl barrier ready
+
+vmctl barrier fuzzed
+smartioctl device list
+[ "$(local_devices)" = "20000 $bdf available" ] ||
+	fail "node 2 does not lend its NVMe alone, available, after the fuzzing"
+if smartioctl device list | grep -q "^10000: .* borrowed by 2 as "; then
+	echo "node$NODE: node 1's NVMe is still borrowed"
+else
+	dmesg | grep "fdid 10000 lost: its lender reclaimed it" ||
+		fail "node 1's NVMe is gone, not by a RECLAIMED"
+	borrow_nvme 10000
+fi
+no_leak "$objects" /tmp/holdings.before 2000
+vmctl barrier restored
+
+vmctl barrier written
+sum=$(vmctl get sum)
+check_written 20000 "$bdf" "$sum"
+smartioctl return 10000 || fail "cannot return 10000"
+sum=$(write_borrowed 10000)
+vmctl put sum2 "$sum"
+smartioctl device remove 20000
+smartio-seg remove 7
+vmctl barrier finished
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload
