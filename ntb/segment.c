@@ -161,8 +161,13 @@ static int smartio_segment_create(const struct smartio_segment_create *req)
 	}
 	seg->ad = ad;
 	seg->dev = get_device(&ad->ntb->pdev->dev);
+	/*
+	 * A size past what the node can spare fails, ENOMEM: it must not
+	 * wake the OOM killer, which would kill processes for it.
+	 */
 	seg->cpu = dma_alloc_coherent(seg->dev, seg->size, &seg->dma,
-				      GFP_KERNEL);
+				      GFP_KERNEL | __GFP_RETRY_MAYFAIL |
+				      __GFP_NOWARN);
 	if (!seg->cpu) {
 		ret = -ENOMEM;
 		goto err_put_dev;
@@ -563,13 +568,16 @@ static long smartio_segment_bind(struct smartio_segment_file *sf,
 		if (!ret)
 			sf->conn = conn;
 	}
-	if (ret)
-		goto unlock;
-	smartio_segment_fill_info(sf, &info);
-	if (copy_to_user(uarg, &info, sizeof(info)))
-		ret = -EFAULT;	/* bound all the same, as close undoes it */
+	if (!ret)
+		smartio_segment_fill_info(sf, &info);
 unlock:
 	mutex_unlock(&sf->lock);
+	/*
+	 * Copied out after sf->lock is dropped: a fault on @uarg takes the
+	 * mmap lock, which mmap() holds while it takes sf->lock.
+	 */
+	if (!ret && copy_to_user(uarg, &info, sizeof(info)))
+		ret = -EFAULT;	/* bound all the same, as close undoes it */
 	return ret;
 }
 

@@ -39,13 +39,13 @@
  * must be ignored: anything else is a violation, printed with the
  * request's bytes. An interval timer (-i MS, default 5; 0: none) sends
  * this process SIGALRM, so that a long ping ends early, interrupted, as a
- * user's Ctrl-C would end it. A request that gets no answer at all is a
+ * user's Ctrl-C would end it: it must be answered all the same, with the
+ * round trips received so far. A request that gets no answer at all is a
  * violation, but with -u when a SIGALRM came while it ran: then it is
- * counted, "unanswered-interrupted". (kmod/netlink.c's ping returns -EINTR
- * when a signal interrupts it, and netlink_rcv_skb() takes -EINTR from a
- * handler for a dump that started, which it does not answer: the sender
- * waits for ever. tests/vm/fuzz-netlink's pending case "interrupted" runs
- * without -u.)
+ * counted, "unanswered-interrupted" (for a kernel that does not answer an
+ * interrupted request: an older smartio's ping returned -EINTR, which
+ * netlink_rcv_skb() does not answer; tests/vm/fuzz-netlink runs without
+ * -u).
  *
  * -l FILE: each request, before it is sent, is in FILE: its number and
  * length (two u32) and its bytes, for a test to show the one a kernel

@@ -54,9 +54,11 @@ pings_done() {
 
 # pings_failed_notconn NODE: every background ping ended, each with one
 # line telling that NODE left (ENOTCONN) and exit status 1; the kernel
-# closed the channel to NODE, failing what was pending on it, less than a
-# second after the link went down. (A round trip answered just before the
-# link went down may not be pending any more: its ping fails on the next.)
+# closed the channel to NODE, failing what was pending on it, because the
+# link went down: after it, and not for the heartbeat's silence (a pending
+# request would have timed out by then). How long it took is printed, for
+# reading: speed is bench/'s. (A round trip answered just before the link
+# went down may not be pending any more: its ping fails on the next.)
 pings_failed_notconn() {
 	wait_until 10 pings_done || fail "pings still running 10 s after the peer was lost"
 	for pid in $pings; do
@@ -83,6 +85,8 @@ pings_failed_notconn() {
 		}')
 	[ -n "$delay" ] || fail "no link down before node $1 left"
 	echo "node$NODE: pending requests failed ${delay} s after the link went down"
-	awk -v d="$delay" 'BEGIN { exit !(d != "" && d >= 0 && d < 1) }' ||
-		fail "pending requests failed ${delay} s after link down, not within 1 s"
+	awk -v d="$delay" 'BEGIN { exit !(d >= 0) }' ||
+		fail "node $1 left before its link went down"
+	! dmesg | grep -E "node $1 silent for [0-9]+ ms" ||
+		fail "node $1 was lost to the heartbeat, not to its link going down"
 }

@@ -2,20 +2,17 @@
 # shellcheck shell=sh
 #
 # The fuzzing of node0.sh and node1.sh, by the case (test.conf):
-# "requests", node 1 fuzzes, then node 2; the pending "interrupted", the
-# same, but a request that a signal interrupts must be answered (see
-# tests/tools/nl-fuzz.c, -u); the pending "concurrent", both nodes at once
-# (a return and a reclaim of the same device cross).
+# "requests", node 1 fuzzes, then node 2, every request answered, those a
+# signal interrupts too (tests/tools/nl-fuzz.c); the pending "concurrent",
+# both nodes at once (a return and a reclaim of the same device cross).
 
 # nl_fuzz PCI_NAME...: this node's turn: smartio-nl-fuzz as root and as
 # nobody, its values drawn from the cluster's fdids and node ids, and
 # from the PCI names given.
 nl_fuzz() {
 	together=
-	tolerate=-u
 	case $CASE in
 	requests) ;;
-	interrupted) tolerate= ;;
 	concurrent) together=1 ;;
 	*) fail "no case $CASE" ;;
 	esac
@@ -26,7 +23,7 @@ nl_fuzz() {
 	inputs=$(fuzz_inputs 100000)
 	seed=$(fuzz_seed "$NODE_ID")
 	# shellcheck disable=SC2086 # options, split on purpose
-	set -- smartio-nl-fuzz $tolerate -l "$FUZZ_LAST" -f 0x20000 -f 0x20001 \
+	set -- smartio-nl-fuzz -l "$FUZZ_LAST" -f 0x20000 -f 0x20001 \
 		-f 0x10000 -N 1 -N 2 $names
 	[ -n "$together" ] || [ "$NODE_ID" = 1 ] || vmctl barrier turn
 	fuzz_as root "$seed" $((inputs * 4 / 5)) "$@" -b 100
