@@ -1202,9 +1202,7 @@ static int smartio_adapters_show(struct seq_file *s, void *unused)
 			seq_printf(s, "  peer %d port %d node %u %s\n", pidx,
 				   peer->port, peer->node_id,
 				   smartio_peer_state_names[peer->state]);
-			seq_printf(s, "    messages sent %llu received %llu\n",
-				   READ_ONCE(peer->chan.tx_count),
-				   READ_ONCE(peer->chan.rx_count));
+			smartio_msg_chan_show(s, &peer->chan);
 			smartio_reach_show(s, peer);
 		}
 		mutex_unlock(&ad->lock);

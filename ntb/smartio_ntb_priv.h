@@ -89,6 +89,8 @@ struct smartio_msg_pending {
  * @rx_resp: Payload of the response to the request being served.
  * @rx_count: Messages received since the module loaded, for benchmarks
  *	(a data path without software must not move it).
+ * @rx_keepalives: Of them, keepalives (ECHO events): one a heartbeat on
+ *	an idle channel, not per I/O, shown apart.
  * @lock: Protects the fields below; a spinlock so that events can be
  *	posted from atomic context.
  * @up: The peer is joined and the channel usable.
@@ -99,6 +101,7 @@ struct smartio_msg_pending {
  * @wait: Woken when a pending entry or ring space may have freed up.
  * @pending: Requests waiting for their response.
  * @tx_count: Messages sent since the module loaded.
+ * @tx_keepalives: Of them, keepalives (smartio_msg_chan_tick()).
  * @alive_head: The head of our receive ring at the last heartbeat tick
  *	(smartio_msg_chan_tick()).
  * @alive_ack: The peer's ack of our messages at the last tick.
@@ -119,6 +122,7 @@ struct smartio_msg_chan {
 	u32 rx_seq;
 	u8 rx_resp[SMARTIO_MSG_MAX_PAYLOAD];
 	u64 rx_count;
+	u64 rx_keepalives;
 
 	spinlock_t lock;
 	bool up;
@@ -129,6 +133,7 @@ struct smartio_msg_chan {
 	wait_queue_head_t wait;
 	struct smartio_msg_pending pending[SMARTIO_MSG_INFLIGHT];
 	u64 tx_count;
+	u64 tx_keepalives;
 
 	u32 alive_head;
 	u32 alive_ack;
@@ -424,6 +429,8 @@ void smartio_msg_chan_up(struct smartio_peer *peer);
 unsigned int smartio_msg_chan_down(struct smartio_peer *peer);
 unsigned long smartio_msg_chan_tick(struct smartio_adapter *ad,
 				    struct smartio_peer *peer);
+void smartio_msg_chan_show(struct seq_file *s,
+			   const struct smartio_msg_chan *chan);
 void smartio_msg_work(struct work_struct *work);
 int smartio_msg_call_peer(struct smartio_adapter *ad, struct smartio_peer *peer,
 			  u16 op, const void *req, u32 len, void *resp,

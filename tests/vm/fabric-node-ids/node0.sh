@@ -27,6 +27,8 @@ refused_once() {
 	! grep -q " joined\$" "$adapters" || { show_adapters; fail "node id $2 joined"; }
 	[ "$(vmctl get "answered.$1")" = no ] || fail "node id $2 was answered"
 	echo "node$NODE: node id $2 refused: $3"
+	# VM 1 claims the next id only now, not while this looks.
+	vmctl barrier "checked.$1"
 }
 
 ntb_load
