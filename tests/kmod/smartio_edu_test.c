@@ -33,6 +33,20 @@
  * requester-ID table toward the node for the time of the DMA
  * (smartio_requester_add()), as every driver with DMA into a peer must.
  * A borrowed edu is its lender's to list.
+ *
+ *	echo "ADDR SEED" > stray
+ *
+ * has edu write SEED's pattern to bus address ADDR as it is, mapped by
+ * nothing: a driver's stray DMA. A borrowed edu's lender must stop it in
+ * its IOMMU (a DMAR fault there) whatever ADDR is, as only the borrower's
+ * windows are mapped for it (tests/vm/lend-p2p).
+ *
+ *	echo SEED > <debugfs>/smartio_edu_test/guard
+ *	cat <debugfs>/smartio_edu_test/guard
+ *
+ * is memory for a stray DMA to miss: a page of SEED's pattern, and then
+ * its physical address and "intact", or "changed" once anything wrote
+ * into it.
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -66,6 +80,11 @@ struct smartio_edu {
 };
 
 static struct dentry *smartio_edu_dir;
+
+/* The guard page: its pattern's seed; under smartio_edu_guard_lock. */
+static DEFINE_MUTEX(smartio_edu_guard_lock);
+static struct page *smartio_edu_guard;
+static u64 smartio_edu_guard_seed;
 
 static void smartio_edu_pattern(u64 *words, u64 seed)
 {
@@ -323,6 +342,123 @@ static const struct file_operations smartio_edu_p2p_fops = {
 	.llseek = noop_llseek,
 };
 
+/* edu writes @seed's pattern to @addr, a bus address no one mapped. */
+static int smartio_edu_stray(struct smartio_edu *edu, u64 addr, u64 seed)
+{
+	int ret;
+
+	smartio_edu_pattern(edu->buf, seed);
+	ret = smartio_edu_dma(edu, edu->buf_dma, EDU_BUF, 0);
+	if (!ret)
+		ret = smartio_edu_dma(edu, EDU_BUF, addr, EDU_DMA_TO_RAM);
+	if (!ret)
+		dev_info(&edu->pdev->dev, "stray: %d bytes written to %#llx, which nothing maps\n",
+			 SMARTIO_EDU_LEN, addr);
+	return ret;
+}
+
+static ssize_t smartio_edu_stray_write(struct file *file,
+				       const char __user *ubuf, size_t count,
+				       loff_t *ppos)
+{
+	struct smartio_edu *edu = file->private_data;
+	unsigned long long addr, seed;
+	int ret;
+
+	ret = smartio_edu_args(ubuf, count, 2, 2, "%llx %llu", &addr, &seed);
+	if (ret < 0)
+		return ret;
+
+	mutex_lock(&edu->lock);
+	ret = smartio_edu_stray(edu, addr, seed);
+	mutex_unlock(&edu->lock);
+	return ret ?: count;
+}
+
+static const struct file_operations smartio_edu_stray_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = smartio_edu_stray_write,
+	.llseek = noop_llseek,
+};
+
+/* Fills the guard page with @seed's pattern, allocating it the first time. */
+static int smartio_edu_guard_set(u64 seed)
+{
+	u8 *va;
+	int i;
+
+	if (!smartio_edu_guard)
+		smartio_edu_guard = alloc_page(GFP_KERNEL);
+	if (!smartio_edu_guard)
+		return -ENOMEM;
+	va = page_address(smartio_edu_guard);
+	for (i = 0; i < PAGE_SIZE; i += SMARTIO_EDU_LEN)
+		smartio_edu_pattern((u64 *)(va + i), seed);
+	smartio_edu_guard_seed = seed;
+	return 0;
+}
+
+/* Does the guard page still hold its pattern? */
+static bool smartio_edu_guard_intact(void)
+{
+	const u8 *va = page_address(smartio_edu_guard);
+	bool intact = true;
+	u64 *want;
+	int i;
+
+	want = kmalloc(SMARTIO_EDU_LEN, GFP_KERNEL);
+	if (!want)
+		return false;
+	smartio_edu_pattern(want, smartio_edu_guard_seed);
+	for (i = 0; i < PAGE_SIZE && intact; i += SMARTIO_EDU_LEN)
+		intact = !memcmp(va + i, want, SMARTIO_EDU_LEN);
+	kfree(want);
+	return intact;
+}
+
+static ssize_t smartio_edu_guard_write(struct file *file,
+				       const char __user *ubuf, size_t count,
+				       loff_t *ppos)
+{
+	unsigned long long seed;
+	int ret;
+
+	ret = smartio_edu_args(ubuf, count, 1, 1, "%llu", &seed);
+	if (ret < 0)
+		return ret;
+	mutex_lock(&smartio_edu_guard_lock);
+	ret = smartio_edu_guard_set(seed);
+	mutex_unlock(&smartio_edu_guard_lock);
+	return ret ?: count;
+}
+
+static ssize_t smartio_edu_guard_read(struct file *file, char __user *ubuf,
+				      size_t count, loff_t *ppos)
+{
+	char line[64];
+	int len;
+
+	mutex_lock(&smartio_edu_guard_lock);
+	if (!smartio_edu_guard) {
+		mutex_unlock(&smartio_edu_guard_lock);
+		return -ENODATA;
+	}
+	len = scnprintf(line, sizeof(line), "%#llx %s\n",
+			(unsigned long long)page_to_phys(smartio_edu_guard),
+			smartio_edu_guard_intact() ? "intact" : "changed");
+	mutex_unlock(&smartio_edu_guard_lock);
+	return simple_read_from_buffer(ubuf, count, ppos, line, len);
+}
+
+static const struct file_operations smartio_edu_guard_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = smartio_edu_guard_read,
+	.write = smartio_edu_guard_write,
+	.llseek = default_llseek,
+};
+
 static int smartio_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct smartio_edu *edu;
@@ -354,6 +490,8 @@ static int smartio_edu_probe(struct pci_dev *pdev, const struct pci_device_id *i
 	edu->dir = debugfs_create_dir(pci_name(pdev), smartio_edu_dir);
 	debugfs_create_file("copy", 0200, edu->dir, edu, &smartio_edu_copy_fops);
 	debugfs_create_file("p2p", 0200, edu->dir, edu, &smartio_edu_p2p_fops);
+	debugfs_create_file("stray", 0200, edu->dir, edu,
+			    &smartio_edu_stray_fops);
 	pci_set_drvdata(pdev, edu);
 	return 0;
 }
@@ -383,6 +521,8 @@ static int __init smartio_edu_init(void)
 	int ret;
 
 	smartio_edu_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("guard", 0600, smartio_edu_dir, NULL,
+			    &smartio_edu_guard_fops);
 	ret = pci_register_driver(&smartio_edu_driver);
 	if (ret)
 		debugfs_remove(smartio_edu_dir);
@@ -393,10 +533,12 @@ static void __exit smartio_edu_exit(void)
 {
 	pci_unregister_driver(&smartio_edu_driver);
 	debugfs_remove(smartio_edu_dir);
+	if (smartio_edu_guard)
+		__free_page(smartio_edu_guard);
 }
 
 module_init(smartio_edu_init);
 module_exit(smartio_edu_exit);
 
-MODULE_DESCRIPTION("smartio test: QEMU's edu DMAs into a remote segment or another device's BAR");
+MODULE_DESCRIPTION("smartio test: QEMU's edu DMAs into a remote segment or another device's BAR, or astray");
 MODULE_LICENSE("GPL");

@@ -128,7 +128,7 @@ ntb_ports() {
 	done
 }
 
-# edu_test_file BDF FILE: the debugfs FILE (copy, p2p) through which the
+# edu_test_file BDF FILE: the debugfs FILE (copy, p2p, stray) through which the
 # smartio_edu_test driver has the edu function BDF move data; BDF "first"
 # names this node's first edu.
 edu_test_file() {

@@ -9,6 +9,11 @@
 # borrowed NVMe's buffer (both on node 2), the borrowed edu into node 1's
 # own NVMe's buffer, and node 1's own edu into the borrowed buffer. Every
 # mapping is gone from the DMA window afterwards.
+#
+# Then the lender's isolation: the borrowed edu, told to DMA where nothing
+# maps for it (node 2's memory, at the address of a page node 2 filled,
+# and near address 0), is stopped by node 2's IOMMU (a DMAR fault there,
+# test.conf), and node 2 finds the page unchanged (node1.sh).
 set -eu
 . ./lend.sh
 
@@ -31,6 +36,14 @@ p2p() {
 	echo "node$NODE: edu $1 wrote into BAR 2 of $2 ($phys)"
 }
 
+# stray EDU ADDR SEED: EDU writes SEED's pattern to bus address ADDR,
+# which nothing maps.
+stray() {
+	echo "$2 $3" >"$(edu_test_file "$1" stray)" ||
+		fail "edu $1 could not be told to write to $2"
+	echo "node$NODE: edu $1 wrote astray, to $2"
+}
+
 load_lend
 modprobe smartio_edu_test
 wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
@@ -45,6 +58,10 @@ nvme=$(borrow_bound 20001 nvme)
 p2p "$edu" "$nvme" 1		# same lender
 p2p "$edu" "$own_nvme" 2	# target local to the borrower
 p2p "$own_edu" "$nvme" 3 2	# local source, borrowed target (node 2's)
+
+stray "$edu" "$(vmctl get guard)" 4	# node 2's memory
+stray "$edu" 0x1000 5			# near address 0
+vmctl barrier strayed
 
 rmmod smartio_edu_test
 smartioctl return 20000 || fail "return 20000 failed"

@@ -3,7 +3,11 @@
 #
 # Node 2 lends its edu (fdid 20000) and its NVMe controller with a
 # controller memory buffer (fdid 20001) to node 1, for peer-to-peer DMA
-# between them and node 1's own devices, and gets both back.
+# between them and node 1's own devices, and gets both back. Meanwhile
+# node 1 has the edu write to a page of node 2's memory (the guard of
+# smartio_edu_test, here), which nothing maps for it, and near address 0:
+# our IOMMU stops both, with a fault for the edu at each address, and the
+# page holds what it held.
 set -eu
 . ./lend.sh
 
@@ -15,7 +19,26 @@ smartioctl device add "$edu"
 smartioctl device add "$nvme"
 smartioctl device available 20000
 smartioctl device available 20001
+# The edu is the stub's now: the test driver takes none of ours.
+modprobe smartio_edu_test
+guard=/sys/kernel/debug/smartio_edu_test/guard
+echo 77 >$guard
+read -r guard_phys state <$guard
+[ "$state" = intact ] || fail "guard page at $guard_phys is $state from the start"
+vmctl put guard "$guard_phys"
 vmctl barrier available
+
+vmctl barrier strayed
+read -r _ state <$guard
+[ "$state" = intact ] || fail "the borrowed edu's stray DMA changed our page at $guard_phys"
+requester=${edu#0000:}
+for addr in "$guard_phys" 0x1000; do
+	dmesg | grep -q "DMAR: \[DMA Write NO_PASID\] Request device \[$requester\] fault addr $addr " ||
+		fail "no DMAR fault for edu $edu at $addr"
+done
+echo "node$NODE: edu's stray DMA to $guard_phys and 0x1000 faulted, our page intact"
+rmmod smartio_edu_test
+
 vmctl barrier returned
 smartioctl device list | grep -c " available$" | grep -qx 2 ||
 	fail "not both available again after the return"
