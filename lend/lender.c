@@ -521,15 +521,18 @@ static void smartio_lent_teardown(struct smartio_lent *lent)
 
 	if (!lent->set_up)
 		return;
-	pci_clear_master(pdev);
-	if (pci_reset_function_locked(pdev))
-		pci_warn(pdev, "could not be reset after lending\n");
-	smartio_lent_msi_off(pdev);
+	/* Never enabled: a borrow refused before it touched the function. */
+	if (pci_is_enabled(pdev)) {
+		pci_clear_master(pdev);
+		if (pci_reset_function_locked(pdev))
+			pci_warn(pdev, "could not be reset after lending\n");
+		smartio_lent_msi_off(pdev);
+		/* Restored by the reset: the INTx lending turned off returns. */
+		pci_intx(pdev, 1);
+	}
 	if (lent->listed)
 		smartio_requester_remove_with_vfs(lent->borrower, pdev);
 	lent->listed = false;
-	/* Restored by the reset: the INTx lending turned off comes back. */
-	pci_intx(pdev, 1);
 	if (lent->domain) {
 		iommu_detach_device(lent->domain, &pdev->dev);
 		iommu_domain_free(lent->domain);
@@ -916,6 +919,24 @@ static int smartio_lent_setup(struct smartio_lent *lent, u16 node,
 		return -ENOTCONN;
 	get_device(lent->ntb_dev);
 
+	/*
+	 * The borrower's windows first: a request whose ranges the node may
+	 * not reach is refused before the function is touched, so that its
+	 * teardown has no reset to do (smartio_lent_teardown()).
+	 */
+	lent->dma_win = smartio_remote_map(node, dma_addr, dma_size);
+	if (IS_ERR(lent->dma_win)) {
+		ret = PTR_ERR(lent->dma_win);
+		lent->dma_win = NULL;
+		return ret;
+	}
+	lent->msi_win = smartio_remote_map(node, msi_addr, msi_size);
+	if (IS_ERR(lent->msi_win)) {
+		ret = PTR_ERR(lent->msi_win);
+		lent->msi_win = NULL;
+		return ret;
+	}
+
 	ret = pci_enable_device(pdev);
 	if (ret)
 		return ret;
@@ -935,18 +956,6 @@ static int smartio_lent_setup(struct smartio_lent *lent, u16 node,
 		}
 	}
 
-	lent->dma_win = smartio_remote_map(node, dma_addr, dma_size);
-	if (IS_ERR(lent->dma_win)) {
-		ret = PTR_ERR(lent->dma_win);
-		lent->dma_win = NULL;
-		return ret;
-	}
-	lent->msi_win = smartio_remote_map(node, msi_addr, msi_size);
-	if (IS_ERR(lent->msi_win)) {
-		ret = PTR_ERR(lent->msi_win);
-		lent->msi_win = NULL;
-		return ret;
-	}
 	if (lent->domain) {
 		ret = smartio_lent_layout(lent, PAGE_ALIGN(dma_size),
 					  PAGE_ALIGN(msi_size), &dma_iova,
