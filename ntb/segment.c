@@ -53,7 +53,7 @@ struct smartio_segment_info_resp {
  * @list: Entry in smartio_segments while listed.
  * @ref: References: the listing and every attached file.
  * @id: Segment id.
- * @ad: Adapter whose NTB's DMA memory the segment is.
+ * @ad: Adapter whose NTB's DMA memory the segment is, referenced.
  * @dev: The NTB's PCI device, held until the memory is freed.
  * @cpu: Kernel address of the memory.
  * @dma: Its bus address for the NTB.
@@ -106,6 +106,7 @@ static void smartio_segment_release(struct kref *ref)
 
 	dma_free_coherent(seg->dev, seg->size, seg->cpu, seg->dma);
 	put_device(seg->dev);
+	smartio_adapter_put(seg->ad);
 	kfree(seg);
 }
 
@@ -160,6 +161,7 @@ static int smartio_segment_create(const struct smartio_segment_create *req)
 		goto err_unlock;
 	}
 	seg->ad = ad;
+	smartio_adapter_get(ad);
 	seg->dev = get_device(&ad->ntb->pdev->dev);
 	/*
 	 * A size past what the node can spare fails, ENOMEM: it must not
@@ -191,6 +193,7 @@ err_free:
 	dma_free_coherent(seg->dev, seg->size, seg->cpu, seg->dma);
 err_put_dev:
 	put_device(seg->dev);
+	smartio_adapter_put(ad);
 err_unlock:
 	srcu_read_unlock(&smartio_adapters_srcu, idx);
 	kfree(seg);

@@ -61,6 +61,7 @@ int smartio_msg_post_raw(u16 node_id, const void *buf, u32 len);
 
 /* Node events, for smartio_node_notifier_register(). */
 #define SMARTIO_NODE_LEFT	1
+#define SMARTIO_ADAPTER_GONE	2	/* finish what NODE_LEFT started */
 
 /**
  * struct smartio_node_event - What a node notifier is told.
