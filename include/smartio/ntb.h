@@ -30,6 +30,8 @@ enum smartio_msg_op {
 	SMARTIO_MSG_OP_RECLAIMED,	/* event: the lender took a device back */
 	SMARTIO_MSG_OP_CONFIG_READ,	/* a borrowed device's config space */
 	SMARTIO_MSG_OP_RESET,		/* reset a borrowed device, state kept */
+	SMARTIO_MSG_OP_SEGMENT_DISCONNECT, /* event: a connection is gone */
+	SMARTIO_MSG_OP_SEGMENT_REVOKE,	/* the owner takes a segment away */
 	SMARTIO_MSG_OP_MAX = 64,	/* first code not available */
 };
 
