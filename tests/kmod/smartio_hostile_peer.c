@@ -570,9 +570,18 @@ static void hp_step(struct hp_run *r)
 	if (hp_sync(r))
 		return;
 	switch (hp_below(r, 6)) {
-	case 0:		/* a config write: dropped unless this node holds it */
+	case 0:
+		/*
+		 * A config write: done if this node holds it; else refused
+		 * (EPERM: lend/lender.c, smartio_lent_config_find()), or
+		 * dropped (0) while the target takes it back from us.
+		 */
 		ret = hp_call(r, SMARTIO_MSG_OP_CONFIG_WRITE, &cw, sizeof(cw), &len);
-		hp_expect(r, r->held ? HP_CONFIG_HELD : HP_CONFIG_FREE, ret == 0, ret);
+		if (r->held)
+			hp_expect(r, HP_CONFIG_HELD, ret == 0, ret);
+		else
+			hp_expect(r, HP_CONFIG_FREE, ret == -EPERM || ret == 0,
+				  ret);
 		break;
 	case 1:		/* RETURN before BORROW; or RETURN, held */
 		ret = hp_call(r, SMARTIO_MSG_OP_RETURN, &fdid, sizeof(fdid), &len);
