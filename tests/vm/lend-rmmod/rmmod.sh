@@ -23,7 +23,7 @@ loaded() {
 }
 
 # unload_in_order: tries to unload each module of ORDER in turn; one in
-# use must be refused ("in use") and is tried again in the next pass,
+# use must be refused (EAGAIN) and is tried again in the next pass,
 # until all are gone. Each rmmod ends within 30 s, and so does every task
 # (the hung-task detector fails the node on one blocked for 30 s).
 unload_in_order() {
@@ -44,7 +44,9 @@ unload_in_order() {
 				continue
 			fi
 			[ $rc != 124 ] || fail "rmmod $m took more than 30 s"
-			echo "$out" | grep -q "in use" || fail "rmmod $m: $out"
+			# Refused: EAGAIN (busybox's rmmod says so), or in use.
+			echo "$out" | grep -q "in use\|Resource temporarily unavailable" ||
+				fail "rmmod $m: $out"
 			echo "node$NODE: rmmod $m: in use"
 			again="$again $m"
 		done
