@@ -957,6 +957,9 @@ static int smartio_segment_mmap(struct file *file, struct vm_area_struct *vma)
 					sf->seg->dma, size);
 	} else if (READ_ONCE(sf->conn->lost)) {
 		ret = -ENOTCONN;
+	} else if (!(vma->vm_flags & VM_SHARED)) {
+		/* No private copy of another node's memory: pages of it. */
+		ret = -EINVAL;
 	} else {
 		/* Write-combined, as the NTB's windows are prefetchable. */
 		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);

@@ -14,7 +14,8 @@
  * ATTACH (a local segment) or SMARTIO_IOC_SEGMENT_CONNECT (a remote one);
  * mmap() of the file then maps the segment, offset 0 being its start. A
  * remote segment is reached through the NTB's windows: CPU stores and
- * loads go over the fabric, with no software in between. When the node
+ * loads go over the fabric, with no software in between; it is mapped
+ * MAP_SHARED only (EINVAL otherwise, as is a lost one, ENOTCONN). When the node
  * that owns a connected segment leaves, or removes it by force, the
  * mapping is torn down: later accesses raise SIGBUS.
  *
