@@ -20,7 +20,7 @@ lent_listed 20000 "$bdf" "borrowed by 1"
 if [ "$UNLOADER" = lender ]; then
 	unload_in_order
 else
-	wait_until 30 lent_is_available ||
+	wait_until 30 lent_is_available "$bdf" ||
 		fail "not available once node 1 unloaded: $(smartioctl device list)"
 	smartioctl device unavailable 20000
 fi

@@ -16,6 +16,7 @@ case $CASE in
 *-reverse) ORDER="ntb smartio smartio_ntb smartio_lend ntb_hw_smartio" ;;
 *) fail "no case $CASE" ;;
 esac
+# shellcheck disable=SC2034 # the node scripts'
 UNLOADER=${CASE%%-*}
 
 loaded() {
@@ -55,7 +56,7 @@ unload_in_order() {
 	done
 }
 
-# lent_is_available: this node lists its NVMe, $bdf, available as 20000.
+# lent_is_available BDF: this node lists its NVMe BDF, available, as 20000.
 lent_is_available() {
-	[ "$(smartioctl device list)" = "20000: $bdf [1b36:0010] class 010802 node 2 available" ]
+	[ "$(smartioctl device list)" = "20000: $1 [1b36:0010] class 010802 node 2 available" ]
 }
