@@ -7,7 +7,7 @@
 # names the cases): the process gets SIGBUS within 30 s, the connection
 # is listed lost, nothing oopses. The windows onto node 2 are idle after.
 set -eu
-. ./revoke.sh
+. ./segment.sh
 
 load_fabric
 wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }
