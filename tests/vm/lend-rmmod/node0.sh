@@ -23,6 +23,7 @@ vmctl put sum "$sum"
 smartio-seg hold 2 8 /tmp/held >/tmp/hold.out 2>&1 &
 hold=$!
 wait_until 30 test -e /tmp/held || { cat /tmp/hold.out; fail "segment 8 never held"; }
+vmctl barrier borrowed
 vmctl barrier ready
 
 [ "$UNLOADER" != borrower ] || unload_in_order

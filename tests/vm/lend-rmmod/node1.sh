@@ -13,9 +13,10 @@ bdf=$(nvme_bdf)
 smartio-seg create 8 4M
 smartio-seg export 8 1
 vmctl barrier available
-vmctl barrier ready
+vmctl barrier borrowed
 sum=$(vmctl get sum)
 lent_listed 20000 "$bdf" "borrowed by 1"
+vmctl barrier ready
 
 if [ "$UNLOADER" = lender ]; then
 	unload_in_order
