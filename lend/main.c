@@ -44,13 +44,21 @@ static void smartio_lend_node_left_work(struct work_struct *work)
 	kfree(left);
 }
 
-/* Told under an adapter's lock, which the work must not wait for. */
+/*
+ * A node left: told under an adapter's lock, which the work must not wait
+ * for. An adapter goes: what its nodes' leaving queued is done before its
+ * NTB and windows go (shadows removed, lent functions taken back).
+ */
 static int smartio_lend_node_event(struct notifier_block *nb,
 				   unsigned long event, void *data)
 {
 	const struct smartio_node_event *ev = data;
 	struct smartio_node_left *left;
 
+	if (event == SMARTIO_ADAPTER_GONE) {
+		flush_workqueue(smartio_lend_wq);
+		return NOTIFY_OK;
+	}
 	if (event != SMARTIO_NODE_LEFT)
 		return NOTIFY_DONE;
 	left = kzalloc(sizeof(*left), GFP_KERNEL);

@@ -41,6 +41,9 @@
 /* Told when a node leaves (see smartio_node_notifier_register()). */
 static BLOCKING_NOTIFIER_HEAD(smartio_node_notifiers);
 
+/* The node id of the last adapter unlisted (smartio_local_node_id()). */
+static u16 smartio_kept_node_id;
+
 /*
  * Handshake wire protocol (version 3)
  * ===================================
@@ -751,6 +754,10 @@ struct smartio_peer *smartio_node_peer(u16 node_id,
  *	NTB layer's link handling, with an adapter's lock held: it must not
  *	wait for the NTB layer; queue work instead. The node's messaging
  *	channel is down already (smartio_node_session() finds it no more).
+ *	Called with SMARTIO_ADAPTER_GONE (no data, no lock held) when an
+ *	adapter is removed, after each node reached through it was told
+ *	SMARTIO_NODE_LEFT: the notifier finishes the work it queued for
+ *	them before it returns, for the adapter's NTB and windows go next.
  *
  * Return: 0.
  */
@@ -810,21 +817,23 @@ EXPORT_SYMBOL_GPL(smartio_node_session);
  * smartio_local_node_id() - This node's id, for naming what it owns.
  *
  * A node has one node id per adapter; the first adapter's names the
- * node's devices (fabric device ids) cluster-wide.
+ * node's devices (fabric device ids) cluster-wide. A node whose adapters
+ * all went (an NTB driver unbound or unloaded) keeps the id the last one
+ * had: it still lists and manages its own devices under it.
  *
- * Return: The first adapter's node id, or 0 when there is no adapter.
+ * Return: The first adapter's node id, the last adapter's when there is
+ * none any more, or 0 when there never was one.
  */
 u16 smartio_local_node_id(void)
 {
 	struct smartio_adapter *ad;
-	u16 node_id = 0;
+	u16 node_id;
 	int idx;
 
 	idx = srcu_read_lock(&smartio_adapters_srcu);
 	ad = list_first_or_null_rcu(&smartio_adapters, struct smartio_adapter,
 				    list);
-	if (ad)
-		node_id = READ_ONCE(ad->node_id);
+	node_id = ad ? READ_ONCE(ad->node_id) : READ_ONCE(smartio_kept_node_id);
 	srcu_read_unlock(&smartio_adapters_srcu, idx);
 	return node_id;
 }
@@ -990,11 +999,16 @@ static int smartio_adapter_list(struct smartio_adapter *ad)
 	return ret;
 }
 
-/* Undoes smartio_adapter_list(): its node id is free again. */
+/*
+ * Undoes smartio_adapter_list(): its node id is free again. The last
+ * adapter's id stays the node's (smartio_local_node_id()).
+ */
 static void smartio_adapter_unlist(struct smartio_adapter *ad)
 {
 	mutex_lock(&smartio_adapters_lock);
 	mutex_lock(&smartio_node_ids_lock);
+	if (list_is_singular(&smartio_adapters))
+		WRITE_ONCE(smartio_kept_node_id, ad->node_id);
 	list_del_rcu(&ad->list);
 	smartio_node_ids_freed();
 	mutex_unlock(&smartio_node_ids_lock);
@@ -1006,6 +1020,35 @@ static void smartio_chans_exit(struct smartio_adapter *ad, int count)
 {
 	while (count--)
 		smartio_msg_chan_exit(ad, &ad->peers[count]);
+}
+
+static void smartio_adapter_release(struct kref *ref)
+{
+	struct smartio_adapter *ad = container_of(ref, struct smartio_adapter,
+						  ref);
+
+	smartio_windows_free(ad);
+	mutex_destroy(&ad->lock);
+	kfree(ad->fabric_peers);
+	kfree(ad);
+}
+
+/**
+ * smartio_adapter_get() - Hold an adapter for a user of its windows.
+ * @ad: The adapter, held by the caller already (listed, or referenced).
+ */
+void smartio_adapter_get(struct smartio_adapter *ad)
+{
+	kref_get(&ad->ref);
+}
+
+/**
+ * smartio_adapter_put() - Undo smartio_adapter_get().
+ * @ad: The adapter; freed with its last reference, after its removal.
+ */
+void smartio_adapter_put(struct smartio_adapter *ad)
+{
+	kref_put(&ad->ref, smartio_adapter_release);
 }
 
 static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
@@ -1031,17 +1074,20 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 	if (ntb_spad_is_unsafe(ntb))
 		dev_warn(dev, "scratchpads are unsafe on this NTB\n");
 
-	ad = devm_kzalloc(dev, struct_size(ad, peers, pcnt), GFP_KERNEL);
+	ad = kzalloc(struct_size(ad, peers, pcnt), GFP_KERNEL);
 	if (!ad)
 		return -ENOMEM;
-	ad->fabric_peers = devm_kcalloc(dev, pcnt, sizeof(*ad->fabric_peers),
-					GFP_KERNEL);
-	if (!ad->fabric_peers)
-		return -ENOMEM;
+	kref_init(&ad->ref);
+	mutex_init(&ad->lock);
+	ad->fabric_peers = kcalloc(pcnt, sizeof(*ad->fabric_peers),
+				   GFP_KERNEL);
+	if (!ad->fabric_peers) {
+		ret = -ENOMEM;
+		goto err_put;
+	}
 	ad->ntb = ntb;
 	ad->peer_count = pcnt;
 	ad->port = ntb_port_number(ntb);
-	mutex_init(&ad->lock);
 	INIT_WORK(&ad->work, smartio_adapter_work);
 	INIT_WORK(&ad->msg_work, smartio_msg_work);
 	INIT_DELAYED_WORK(&ad->heartbeat, smartio_heartbeat_work);
@@ -1061,7 +1107,7 @@ static int smartio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 
 	ret = ida_alloc(&smartio_adapter_ida, GFP_KERNEL);
 	if (ret < 0)
-		return ret;
+		goto err_chans_only;
 	ad->index = ret;
 
 	id = smartio_node_id(ad->index, ad->port);
@@ -1135,8 +1181,11 @@ err_windows:
 err_requesters:
 	smartio_requesters_exit(ad);
 err_chans:
-	smartio_chans_exit(ad, pcnt);
 	ida_free(&smartio_adapter_ida, ad->index);
+err_chans_only:
+	smartio_chans_exit(ad, pcnt);
+err_put:
+	smartio_adapter_put(ad);
 	return ret;
 }
 
@@ -1165,6 +1214,14 @@ static void smartio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 	mutex_unlock(&ad->lock);
 	/* With no peer joined, and none to join, it queues itself no more. */
 	cancel_delayed_work_sync(&ad->heartbeat);
+	/*
+	 * Its nodes' leaving was notified with our lock held, so their users
+	 * queued their teardown: they finish it now, while the NTB and its
+	 * windows are still there (a borrowed device's shadow is removed, a
+	 * lent one taken back).
+	 */
+	blocking_notifier_call_chain(&smartio_node_notifiers,
+				     SMARTIO_ADAPTER_GONE, NULL);
 
 	smartio_fabric_adapter_del(&ad->fabric);
 	smartio_adapter_unlist(ad);
@@ -1176,7 +1233,8 @@ static void smartio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 	smartio_windows_exit(ad);
 	smartio_chans_exit(ad, ad->peer_count);
 	ida_free(&smartio_adapter_ida, ad->index);
-	mutex_destroy(&ad->lock);
+	/* Users that still map through it hold it; its NTB is not theirs. */
+	smartio_adapter_put(ad);
 }
 
 static struct ntb_client smartio_ntb_client = {

@@ -587,6 +587,7 @@ int smartio_window_grant(struct smartio_grant *g, struct smartio_adapter *ad,
 			return -ENOSPC;
 		}
 	}
+	smartio_adapter_get(ad);
 	g->ad = ad;
 	g->node_id = node_id;
 	g->addr = addr;
@@ -614,6 +615,7 @@ void smartio_window_revoke(struct smartio_grant *g)
 		g->iova = NULL;
 	}
 	atomic_dec(&g->ad->grants);
+	smartio_adapter_put(g->ad);
 	g->ad = NULL;
 }
 

@@ -53,13 +53,15 @@ struct smartio_segment_info_resp {
  * @list: Entry in smartio_segments while listed.
  * @ref: References: the listing and every attached file.
  * @id: Segment id.
- * @ad: Adapter whose NTB's DMA memory the segment is.
+ * @ad: Adapter whose NTB's DMA memory the segment is, referenced.
  * @dev: The NTB's PCI device, held until the memory is freed.
  * @cpu: Kernel address of the memory.
  * @dma: Its bus address for the NTB.
  * @size: Bytes.
  * @export_node: Node allowed to connect, SMARTIO_NODE_ALL, or 0 for none.
  * @grant: Lets @export_node reach the memory.
+ * @users: The nodes connected to it (struct smartio_segment_user).
+ * @removing: Being removed by force: its users are told, unlocked.
  */
 struct smartio_segment {
 	struct list_head list;
@@ -72,6 +74,22 @@ struct smartio_segment {
 	u64 size;
 	u16 export_node;
 	struct smartio_grant grant;
+	struct list_head users;
+	bool removing;
+};
+
+/**
+ * struct smartio_segment_user - A node connected to a local segment.
+ * @list: Entry in the segment's @users.
+ * @node_id: The node.
+ * @conns: Its connections: where it was told the segment is
+ *	(SMARTIO_MSG_OP_SEGMENT_INFO), less those it said it closed
+ *	(SMARTIO_MSG_OP_SEGMENT_DISCONNECT). All go when it leaves.
+ */
+struct smartio_segment_user {
+	struct list_head list;
+	u16 node_id;
+	u32 conns;
 };
 
 /**
@@ -81,8 +99,15 @@ struct smartio_segment {
  * @segment_id: The segment.
  * @ad: Adapter through which the owner is reached.
  * @pidx: The owner's peer index.
- * @lost: The owner left: the windows lead nowhere.
+ * @lost: The owner left: the windows lead nowhere. Set under @fault_lock
+ *	too, so that no fault maps a page after the zap that follows.
  * @map: The segment's range of the owner's bus address space, mapped.
+ * @fault_lock: Serialises faulting the segment's pages in with @lost.
+ * @mapping: The address space of the file the connection belongs to;
+ *	NULL for a kernel user's.
+ * @pgoff: Where the file's mappings of the segment are in @mapping (page
+ *	offset): each file has a range of its own there, so that zapping
+ *	them leaves other files' alone (smartio_segment_conn_zap()).
  */
 struct smartio_segment_conn {
 	struct list_head list;
@@ -92,7 +117,18 @@ struct smartio_segment_conn {
 	int pidx;
 	bool lost;
 	struct smartio_window_mapping map;
+	struct mutex fault_lock;
+	struct address_space *mapping;
+	pgoff_t pgoff;
 };
+
+/*
+ * Page offsets of the files' connections in /dev/smartio's address space:
+ * past any local segment's (at 0, SMARTIO_SEGMENT_MAX_SIZE at most), one
+ * SMARTIO_SEGMENT_MAX_SIZE range each.
+ */
+#define SMARTIO_CONN_PGOFF_SHIFT	(32 - PAGE_SHIFT)
+static atomic64_t smartio_conn_pgoffs = ATOMIC64_INIT(0);
 
 /* Protects both lists and every segment's @export_node and connection's @lost. */
 static DEFINE_MUTEX(smartio_segments_lock);
@@ -106,6 +142,7 @@ static void smartio_segment_release(struct kref *ref)
 
 	dma_free_coherent(seg->dev, seg->size, seg->cpu, seg->dma);
 	put_device(seg->dev);
+	smartio_adapter_put(seg->ad);
 	kfree(seg);
 }
 
@@ -150,6 +187,8 @@ static int smartio_segment_create(const struct smartio_segment_create *req)
 	if (!seg)
 		return -ENOMEM;
 	kref_init(&seg->ref);
+	INIT_LIST_HEAD(&seg->list);
+	INIT_LIST_HEAD(&seg->users);
 	seg->id = req->segment_id;
 	seg->size = req->size;
 
@@ -160,6 +199,7 @@ static int smartio_segment_create(const struct smartio_segment_create *req)
 		goto err_unlock;
 	}
 	seg->ad = ad;
+	smartio_adapter_get(ad);
 	seg->dev = get_device(&ad->ntb->pdev->dev);
 	/*
 	 * A size past what the node can spare fails, ENOMEM: it must not
@@ -191,38 +231,130 @@ err_free:
 	dma_free_coherent(seg->dev, seg->size, seg->cpu, seg->dma);
 err_put_dev:
 	put_device(seg->dev);
+	smartio_adapter_put(ad);
 err_unlock:
 	srcu_read_unlock(&smartio_adapters_srcu, idx);
 	kfree(seg);
 	return ret;
 }
 
-/* Unlists a segment; called with smartio_segments_lock held. */
+/* The entry of @node among @seg's users, or NULL. */
+static struct smartio_segment_user *
+smartio_segment_user_find(struct smartio_segment *seg, u16 node)
+{
+	struct smartio_segment_user *u;
+
+	list_for_each_entry(u, &seg->users, list)
+		if (u->node_id == node)
+			return u;
+	return NULL;
+}
+
+/* Forgets @seg's users of @node, or every one (0). */
+static void smartio_segment_users_drop(struct smartio_segment *seg, u16 node)
+{
+	struct smartio_segment_user *u, *next;
+
+	list_for_each_entry_safe(u, next, &seg->users, list) {
+		if (node && u->node_id != node)
+			continue;
+		list_del(&u->list);
+		kfree(u);
+	}
+}
+
+/*
+ * Unlists a segment, if listed: its grant goes, peers reach it no more.
+ * Called with smartio_segments_lock held.
+ */
 static void smartio_segment_unlist(struct smartio_segment *seg)
 {
-	list_del(&seg->list);
+	if (list_empty(&seg->list))
+		return;
+	list_del_init(&seg->list);
 	seg->export_node = 0;
+	smartio_segment_users_drop(seg, 0);
 	smartio_window_revoke(&seg->grant);
 	smartio_segment_put(seg);
 }
 
-static int smartio_segment_remove(u32 id)
+/*
+ * Tells every node connected to @seg, being removed by force, that it is
+ * taken away, and waits for each to have torn its mappings down and
+ * closed its windows onto it (or to have left). One that does not answer
+ * may still write into it: the memory is kept, never freed.
+ */
+static void smartio_segment_revoke_users(struct smartio_segment *seg)
 {
+	struct smartio_segment_info_req req = {
+		.segment_id = cpu_to_le32(seg->id),
+	};
+	struct smartio_segment_user *u;
+	bool kept = false;
+	u32 resp_len;
+	u16 node;
+	int ret;
+
+	for (;;) {
+		mutex_lock(&smartio_segments_lock);
+		u = list_first_entry_or_null(&seg->users,
+					     struct smartio_segment_user, list);
+		node = u ? u->node_id : 0;
+		if (u)
+			smartio_segment_users_drop(seg, node);
+		mutex_unlock(&smartio_segments_lock);
+		if (!node)
+			break;
+		ret = smartio_msg_call(node, SMARTIO_MSG_OP_SEGMENT_REVOKE,
+				       &req, sizeof(req), NULL, 0, &resp_len,
+				       SMARTIO_SEGMENT_TIMEOUT);
+		if (!ret || ret == -EHOSTUNREACH || ret == -ENOTCONN)
+			continue;
+		pr_warn("segment %u: node %u did not let go of it (%d): its memory is kept\n",
+			seg->id, node, ret);
+		if (!kept)
+			kref_get(&seg->ref);
+		kept = true;
+	}
+}
+
+static int smartio_segment_remove(u32 id, u32 flags)
+{
+	bool force = flags & SMARTIO_SEGMENT_REMOVE_FORCE;
 	struct smartio_segment *seg;
 	int ret = 0;
 
+	if (flags & ~SMARTIO_SEGMENT_REMOVE_FORCE)
+		return -EINVAL;
 	mutex_lock(&smartio_segments_lock);
 	seg = smartio_segment_find(id);
-	if (!seg)
+	if (!seg || seg->removing)
 		ret = -ENOENT;
-	else if (kref_read(&seg->ref) > 1)
+	else if (!force && (kref_read(&seg->ref) > 1 ||
+			    !list_empty(&seg->users)))
 		ret = -EBUSY;
-	else
+	if (ret) {
+		mutex_unlock(&smartio_segments_lock);
+		return ret;
+	}
+	if (force && !list_empty(&seg->users)) {
+		/* No node connects from now; each connected one lets go. */
+		seg->removing = true;
+		seg->export_node = 0;
+		kref_get(&seg->ref);
+		mutex_unlock(&smartio_segments_lock);
+		smartio_segment_revoke_users(seg);
+		mutex_lock(&smartio_segments_lock);
+		/* Its adapter may have gone meanwhile, unlisting it. */
 		smartio_segment_unlist(seg);
-	mutex_unlock(&smartio_segments_lock);
-	if (!ret)
-		pr_info("segment %u removed\n", id);
-	return ret;
+		mutex_unlock(&smartio_segments_lock);
+		smartio_segment_put(seg);
+	} else {
+		smartio_segment_unlist(seg);
+		mutex_unlock(&smartio_segments_lock);
+	}
+	pr_info("segment %u removed%s\n", id, force ? " by force" : "");
+	return 0;
 }
 
 static int smartio_segment_export(const struct smartio_segment_export *req)
@@ -234,7 +366,9 @@ static int smartio_segment_export(const struct smartio_segment_export *req)
 		return -EINVAL;
 	mutex_lock(&smartio_segments_lock);
 	seg = smartio_segment_find(req->segment_id);
-	if (seg) {
+	if (seg && seg->removing) {
+		ret = -ENOENT;
+	} else if (seg) {
 		ret = smartio_window_grant(&seg->grant, seg->ad, req->node_id,
 					   seg->dma, seg->size);
 		seg->export_node = ret ? 0 : req->node_id;
@@ -243,6 +377,25 @@ static int smartio_segment_export(const struct smartio_segment_export *req)
 	}
 	mutex_unlock(&smartio_segments_lock);
 	return ret;
+}
+
+/*
+ * Counts a connection of @node to @seg. Called with smartio_segments_lock
+ * held.
+ */
+static int smartio_segment_user_add(struct smartio_segment *seg, u16 node)
+{
+	struct smartio_segment_user *u = smartio_segment_user_find(seg, node);
+
+	if (!u) {
+		u = kzalloc(sizeof(*u), GFP_KERNEL);
+		if (!u)
+			return -ENOMEM;
+		u->node_id = node;
+		list_add_tail(&u->list, &seg->users);
+	}
+	u->conns++;
+	return 0;
 }
 
 /* Messaging handler: a peer asks where an exported segment is. */
@@ -267,14 +420,70 @@ static int smartio_segment_info_handler(u16 node_id,
 		ret = -ENOENT;	/* not there, as far as this node may know */
 	} else if (!smartio_node_peer(node_id, &ad) || ad != seg->ad) {
 		ret = -EXDEV;	/* DMA memory of another adapter */
+	} else if (!resp) {
+		ret = -EINVAL;	/* an event: no answer, no connection */
 	} else {
-		out->addr = cpu_to_le64(seg->grant.peer_addr);
-		out->size = cpu_to_le64(seg->size);
-		*resp_len = sizeof(*out);
+		ret = smartio_segment_user_add(seg, node_id);
+		if (!ret) {
+			out->addr = cpu_to_le64(seg->grant.peer_addr);
+			out->size = cpu_to_le64(seg->size);
+			*resp_len = sizeof(*out);
+		}
 	}
 	mutex_unlock(&smartio_segments_lock);
 	srcu_read_unlock(&smartio_adapters_srcu, idx);
 	return ret;
+}
+
+/*
+ * Messaging handler: a node closed a connection to one of our segments
+ * (or could not make one). A node that did not connect changes nothing.
+ */
+static int smartio_segment_disconnect_handler(u16 node_id,
+					      const struct smartio_msg *req,
+					      void *resp, u32 *resp_len)
+{
+	const struct smartio_segment_info_req *info = req->payload;
+	struct smartio_segment_user *u = NULL;
+	struct smartio_segment *seg;
+
+	if (req->len != sizeof(*info))
+		return -EINVAL;
+	mutex_lock(&smartio_segments_lock);
+	seg = smartio_segment_find(le32_to_cpu(info->segment_id));
+	if (seg)
+		u = smartio_segment_user_find(seg, node_id);
+	if (u && !--u->conns) {
+		list_del(&u->list);
+		kfree(u);
+	}
+	mutex_unlock(&smartio_segments_lock);
+	return u ? 0 : -ENOENT;
+}
+
+/*
+ * Zaps every mapping of @conn's file: a process touching one again faults,
+ * and gets SIGBUS (smartio_segment_conn_fault()).
+ */
+static void smartio_segment_conn_zap(struct smartio_segment_conn *conn)
+{
+	if (conn->mapping)
+		unmap_mapping_range(conn->mapping,
+				    (loff_t)conn->pgoff << PAGE_SHIFT,
+				    conn->map.size, 1);
+}
+
+/*
+ * @conn's owner left, or took the segment away: its windows lead nowhere
+ * (or will not lead there long), so every CPU mapping of it goes.
+ * Called with smartio_segments_lock held.
+ */
+static void smartio_segment_conn_lose(struct smartio_segment_conn *conn)
+{
+	mutex_lock(&conn->fault_lock);
+	WRITE_ONCE(conn->lost, true);
+	mutex_unlock(&conn->fault_lock);
+	smartio_segment_conn_zap(conn);
 }
 
 /**
@@ -307,6 +516,7 @@ struct smartio_segment_conn *smartio_segment_connect(u16 node_id,
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 	if (!conn)
 		return ERR_PTR(-ENOMEM);
+	mutex_init(&conn->fault_lock);
 
 	idx = srcu_read_lock(&smartio_adapters_srcu);
 	peer = smartio_node_peer(node_id, &ad);
@@ -331,7 +541,7 @@ struct smartio_segment_conn *smartio_segment_connect(u16 node_id,
 
 	ret = smartio_window_map(ad, peer->pidx, addr, size, &conn->map);
 	if (ret)
-		goto err_unlock;
+		goto err_told;
 	conn->node_id = node_id;
 	conn->segment_id = segment_id;
 	conn->ad = ad;
@@ -347,7 +557,7 @@ struct smartio_segment_conn *smartio_segment_connect(u16 node_id,
 		mutex_unlock(&smartio_segments_lock);
 		smartio_window_unmap(&conn->map);
 		ret = -ENOTCONN;
-		goto err_unlock;
+		goto err_told;
 	}
 	list_add_tail(&conn->list, &smartio_conns);
 	mutex_unlock(&smartio_segments_lock);
@@ -357,6 +567,10 @@ struct smartio_segment_conn *smartio_segment_connect(u16 node_id,
 		node_id, size, &conn->map.phys);
 	return conn;
 
+err_told:
+	/* The owner counted a connection: it is not one. */
+	smartio_msg_post(node_id, SMARTIO_MSG_OP_SEGMENT_DISCONNECT, &req,
+			 sizeof(req));
 err_unlock:
 	srcu_read_unlock(&smartio_adapters_srcu, idx);
 	kfree(conn);
@@ -370,10 +584,22 @@ EXPORT_SYMBOL_GPL(smartio_segment_connect);
  */
 void smartio_segment_disconnect(struct smartio_segment_conn *conn)
 {
+	struct smartio_segment_info_req req = {
+		.segment_id = cpu_to_le32(conn->segment_id),
+	};
+	bool lost;
+
 	mutex_lock(&smartio_segments_lock);
 	list_del(&conn->list);
+	lost = conn->lost;
 	mutex_unlock(&smartio_segments_lock);
+	/* An owner that left, or took it away, counts it no more. */
+	if (!lost)
+		smartio_msg_post(conn->node_id,
+				 SMARTIO_MSG_OP_SEGMENT_DISCONNECT, &req,
+				 sizeof(req));
 	smartio_window_unmap(&conn->map);
+	mutex_destroy(&conn->fault_lock);
 	kfree(conn);
 }
 EXPORT_SYMBOL_GPL(smartio_segment_disconnect);
@@ -432,8 +658,39 @@ void smartio_segment_unmap_device(struct smartio_segment_conn *conn,
 }
 EXPORT_SYMBOL_GPL(smartio_segment_unmap_device);
 
+/*
+ * Messaging handler: the owner of a segment we are connected to removes it
+ * by force. Every mapping of it goes (a process touching one gets SIGBUS)
+ * and, where no device may be left mapped onto it (a file's connection),
+ * the window onto it closes, before we answer: then it frees the memory.
+ */
+static int smartio_segment_revoke_handler(u16 node_id,
+					  const struct smartio_msg *req,
+					  void *resp, u32 *resp_len)
+{
+	const struct smartio_segment_info_req *info = req->payload;
+	struct smartio_segment_conn *conn;
+
+	if (req->len != sizeof(*info))
+		return -EINVAL;
+	mutex_lock(&smartio_segments_lock);
+	list_for_each_entry(conn, &smartio_conns, list) {
+		if (conn->node_id != node_id || conn->lost ||
+		    conn->segment_id != le32_to_cpu(info->segment_id))
+			continue;
+		smartio_segment_conn_lose(conn);
+		if (conn->mapping)
+			smartio_window_unmap(&conn->map);
+		pr_info("segment %u of node %u lost: its node removed it\n",
+			conn->segment_id, conn->node_id);
+	}
+	mutex_unlock(&smartio_segments_lock);
+	return 0;
+}
+
 /**
- * smartio_segment_peer_left() - Mark the connections to a peer that left lost.
+ * smartio_segment_peer_left() - A peer left: its segments we are connected
+ *	to are lost, and its connections to ours gone.
  * @ad: The adapter.
  * @peer: The peer, no longer joined.
  */
@@ -441,12 +698,16 @@ void smartio_segment_peer_left(struct smartio_adapter *ad,
 			       struct smartio_peer *peer)
 {
 	struct smartio_segment_conn *conn;
+	struct smartio_segment *seg;
 
 	mutex_lock(&smartio_segments_lock);
+	list_for_each_entry(seg, &smartio_segments, list)
+		if (seg->ad == ad)
+			smartio_segment_users_drop(seg, peer->node_id);
 	list_for_each_entry(conn, &smartio_conns, list) {
 		if (conn->ad != ad || conn->pidx != peer->pidx || conn->lost)
 			continue;
-		WRITE_ONCE(conn->lost, true);
+		smartio_segment_conn_lose(conn);
 		pr_info("segment %u of node %u lost: its node left\n",
 			conn->segment_id, conn->node_id);
 	}
@@ -544,6 +805,7 @@ static void smartio_segment_fill_info(struct smartio_segment_file *sf,
 
 /* ATTACH and CONNECT: bind the file to a segment. */
 static long smartio_segment_bind(struct smartio_segment_file *sf,
+				 struct address_space *mapping,
 				 unsigned int cmd, void __user *uarg)
 {
 	struct smartio_segment_conn *conn;
@@ -565,8 +827,15 @@ static long smartio_segment_bind(struct smartio_segment_file *sf,
 	} else {
 		conn = smartio_segment_connect(info.node_id, info.segment_id);
 		ret = PTR_ERR_OR_ZERO(conn);
-		if (!ret)
+		if (!ret) {
+			conn->pgoff = atomic64_inc_return(&smartio_conn_pgoffs) <<
+				      SMARTIO_CONN_PGOFF_SHIFT;
+			/* Its mappings are zapped from now on when it is lost. */
+			mutex_lock(&smartio_segments_lock);
+			conn->mapping = mapping;
+			mutex_unlock(&smartio_segments_lock);
 			sf->conn = conn;
+		}
 	}
 	if (!ret)
 		smartio_segment_fill_info(sf, &info);
@@ -588,6 +857,7 @@ static long smartio_segment_ioctl(struct file *file, unsigned int cmd,
 	void __user *uarg = (void __user *)arg;
 	struct smartio_segment_create create;
 	struct smartio_segment_export export;
+	struct smartio_segment_remove remove;
 	struct smartio_segment_info info;
 	u32 id;
 
@@ -605,6 +875,7 @@ static long smartio_segment_ioctl(struct file *file, unsigned int cmd,
 	switch (cmd) {
 	case SMARTIO_IOC_SEGMENT_CREATE:
 	case SMARTIO_IOC_SEGMENT_REMOVE:
+	case SMARTIO_IOC_SEGMENT_REMOVE_FLAGS:
 	case SMARTIO_IOC_SEGMENT_EXPORT:
 	case SMARTIO_IOC_SEGMENT_ATTACH:
 	case SMARTIO_IOC_SEGMENT_CONNECT:
@@ -624,15 +895,44 @@ static long smartio_segment_ioctl(struct file *file, unsigned int cmd,
 	case SMARTIO_IOC_SEGMENT_REMOVE:
 		if (get_user(id, (u32 __user *)uarg))
 			return -EFAULT;
-		return smartio_segment_remove(id);
+		return smartio_segment_remove(id, 0);
+	case SMARTIO_IOC_SEGMENT_REMOVE_FLAGS:
+		if (copy_from_user(&remove, uarg, sizeof(remove)))
+			return -EFAULT;
+		return smartio_segment_remove(remove.segment_id, remove.flags);
 	case SMARTIO_IOC_SEGMENT_EXPORT:
 		if (copy_from_user(&export, uarg, sizeof(export)))
 			return -EFAULT;
 		return smartio_segment_export(&export);
 	default:
-		return smartio_segment_bind(sf, cmd, uarg);
+		return smartio_segment_bind(sf, file->f_mapping, cmd, uarg);
 	}
 }
+
+/*
+ * A page of a connected segment is touched: it is mapped, or, once the
+ * connection is lost (its owner left or took it away), the toucher gets
+ * SIGBUS. Pages are mapped one at a time, at their first touch, so that
+ * none is mapped after smartio_segment_conn_lose() zapped them.
+ */
+static vm_fault_t smartio_segment_conn_fault(struct vm_fault *vmf)
+{
+	struct smartio_segment_conn *conn = vmf->vma->vm_private_data;
+	u64 off = (u64)(vmf->pgoff - conn->pgoff) << PAGE_SHIFT;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+
+	mutex_lock(&conn->fault_lock);
+	if (!conn->lost && off < conn->map.size)
+		ret = vmf_insert_pfn_prot(vmf->vma, vmf->address,
+					  (conn->map.phys + off) >> PAGE_SHIFT,
+					  vmf->vma->vm_page_prot);
+	mutex_unlock(&conn->fault_lock);
+	return ret;
+}
+
+static const struct vm_operations_struct smartio_segment_conn_vm_ops = {
+	.fault = smartio_segment_conn_fault,
+};
 
 static int smartio_segment_mmap(struct file *file, struct vm_area_struct *vma)
 {
@@ -655,13 +955,21 @@ static int smartio_segment_mmap(struct file *file, struct vm_area_struct *vma)
 	if (sf->seg) {
 		ret = dma_mmap_coherent(sf->seg->dev, vma, sf->seg->cpu,
 					sf->seg->dma, size);
+	} else if (READ_ONCE(sf->conn->lost)) {
+		ret = -ENOTCONN;
+	} else if (!(vma->vm_flags & VM_SHARED)) {
+		/* No private copy of another node's memory: pages of it. */
+		ret = -EINVAL;
 	} else {
 		/* Write-combined, as the NTB's windows are prefetchable. */
 		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
-		vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
-		ret = io_remap_pfn_range(vma, vma->vm_start,
-					 (sf->conn->map.phys + off) >> PAGE_SHIFT,
-					 len, vma->vm_page_prot);
+		vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND |
+				 VM_DONTDUMP;
+		/* The file's range in its address space, which a zap finds. */
+		vma->vm_pgoff += sf->conn->pgoff;
+		vma->vm_private_data = sf->conn;
+		vma->vm_ops = &smartio_segment_conn_vm_ops;
+		ret = 0;
 	}
 unlock:
 	mutex_unlock(&sf->lock);
@@ -725,17 +1033,35 @@ static const struct smartio_fabric_segment_ops smartio_segment_ops = {
 	.get = smartio_segment_get,
 };
 
+static const struct {
+	u16 op;
+	smartio_msg_handler_t handler;
+} smartio_segment_handlers[] = {
+	{ SMARTIO_MSG_OP_SEGMENT_INFO, smartio_segment_info_handler },
+	{ SMARTIO_MSG_OP_SEGMENT_DISCONNECT, smartio_segment_disconnect_handler },
+	{ SMARTIO_MSG_OP_SEGMENT_REVOKE, smartio_segment_revoke_handler },
+};
+
+static void smartio_segment_handlers_unregister(unsigned int n)
+{
+	while (n--)
+		smartio_msg_handler_unregister(smartio_segment_handlers[n].op);
+}
+
 int smartio_segment_init(void)
 {
+	unsigned int i;
 	int ret;
 
-	ret = smartio_msg_handler_register(SMARTIO_MSG_OP_SEGMENT_INFO,
-					   smartio_segment_info_handler);
-	if (ret)
-		return ret;
+	for (i = 0; i < ARRAY_SIZE(smartio_segment_handlers); i++) {
+		ret = smartio_msg_handler_register(smartio_segment_handlers[i].op,
+						   smartio_segment_handlers[i].handler);
+		if (ret)
+			goto err_handlers;
+	}
 	ret = smartio_fabric_segments_register(&smartio_segment_ops);
 	if (ret)
-		goto err_handler;
+		goto err_handlers;
 	ret = misc_register(&smartio_segment_miscdev);
 	if (ret)
 		goto err_ops;
@@ -743,8 +1069,8 @@ int smartio_segment_init(void)
 
 err_ops:
 	smartio_fabric_segments_unregister();
-err_handler:
-	smartio_msg_handler_unregister(SMARTIO_MSG_OP_SEGMENT_INFO);
+err_handlers:
+	smartio_segment_handlers_unregister(i);
 	return ret;
 }
 
@@ -752,5 +1078,5 @@ void smartio_segment_exit(void)
 {
 	misc_deregister(&smartio_segment_miscdev);
 	smartio_fabric_segments_unregister();
-	smartio_msg_handler_unregister(SMARTIO_MSG_OP_SEGMENT_INFO);
+	smartio_segment_handlers_unregister(ARRAY_SIZE(smartio_segment_handlers));
 }

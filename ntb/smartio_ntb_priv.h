@@ -7,6 +7,7 @@
 #define _SMARTIO_NTB_PRIV_H
 
 #include <linux/completion.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/ntb.h>
@@ -150,6 +151,9 @@ struct smartio_adapter;
  * struct smartio_aperture - The LUT windows of an adapter (window.c).
  * @lock: Serialises mapping and unmapping.
  * @ad: The adapter.
+ * @gone: The adapter was removed: its NTB is no longer ours to program,
+ *	and no mapping is made; what is still mapped only waits for its
+ *	users' unmap.
  * @kind: "LUT".
  * @notify: Programs or clears a slot's translation.
  * @map: Slot allocation, keyed by peer index.
@@ -163,6 +167,7 @@ struct smartio_adapter;
 struct smartio_aperture {
 	struct mutex lock;
 	struct smartio_adapter *ad;
+	bool gone;
 	const char *kind;
 	void (*notify)(void *data, u32 slot,
 		       const struct smartio_window_slot *s);
@@ -177,7 +182,7 @@ struct smartio_aperture {
 
 /**
  * struct smartio_window_mapping - A peer range mapped through our windows.
- * @ad: The adapter.
+ * @ad: The adapter, referenced while mapped.
  * @ap: The aperture of its LUT slots; NULL through a direct window.
  * @pidx: The peer.
  * @first: First slot.
@@ -197,8 +202,8 @@ struct smartio_window_mapping {
 
 /**
  * struct smartio_grant - A local range a node may reach (reach.c).
- * @ad: Adapter whose bus address space the range is in; NULL while not
- *	granted.
+ * @ad: Adapter whose bus address space the range is in, referenced;
+ *	NULL while not granted.
  * @node_id: The node, or SMARTIO_NODE_ALL.
  * @addr: Start of the range, a bus address of @ad's NTB.
  * @size: Bytes.
@@ -306,6 +311,9 @@ struct smartio_peer {
  * struct smartio_adapter - smartio's view of one NTB device.
  * @list: Entry in smartio_adapters (RCU: messages find nodes under
  *	rcu_read_lock()).
+ * @ref: References: the NTB's binding (probe to remove) and every user
+ *	of the adapter's windows (a mapping, a grant, a segment), which may
+ *	outlive the binding: what they touch stays until the last put.
  * @index: Adapter number, 0, 1, ... in probe order (lowest free).
  * @ntb: The NTB device.
  * @port: Own port number.
@@ -329,10 +337,14 @@ struct smartio_peer {
  * @fabric_peers: The peers as the core's registry shows them.
  * @peers: The peers, indexed by pidx.
  *
- * Allocated with devm_ on the NTB client device: freed after remove.
+ * The adapter's users are torn down when it is removed (smartio_remove():
+ * its peers leave, the node notifier is told SMARTIO_ADAPTER_GONE and
+ * waited for); those that still hold a reference after it find @ntb
+ * gone (@lut.gone) and touch only this structure.
  */
 struct smartio_adapter {
 	struct list_head list;
+	struct kref ref;
 	int index;
 	struct ntb_dev *ntb;
 	int port;
@@ -358,12 +370,15 @@ struct smartio_adapter {
 /* adapter.c: the adapters, in probe order; SRCU for messages. */
 extern struct list_head smartio_adapters;
 extern struct srcu_struct smartio_adapters_srcu;
+void smartio_adapter_get(struct smartio_adapter *ad);
+void smartio_adapter_put(struct smartio_adapter *ad);
 struct smartio_peer *smartio_node_peer(u16 node_id,
 				       struct smartio_adapter **adp);
 
 /* window.c */
 int smartio_windows_init(struct smartio_adapter *ad);
 void smartio_windows_exit(struct smartio_adapter *ad);
+void smartio_windows_free(struct smartio_adapter *ad);
 int smartio_window_map(struct smartio_adapter *ad, int pidx, u64 addr,
 		       u64 size, struct smartio_window_mapping *m);
 void smartio_window_unmap(struct smartio_window_mapping *m);

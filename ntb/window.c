@@ -50,8 +50,9 @@ static void smartio_lut_notify(void *data, u32 slot,
 	int widx = ap->first_widx + slot;
 	int ret;
 
-	if (s->peer == SMARTIO_WINDOW_NO_PEER)
-		return;		/* cleared when its peer left */
+	/* Cleared when its peer left, or when the adapter went. */
+	if (s->peer == SMARTIO_WINDOW_NO_PEER || ap->gone)
+		return;
 	if (s->refs) {
 		ret = ntb_peer_mw_set_trans(ntb, s->peer, widx, s->base,
 					    ap->slot_size);
@@ -142,10 +143,25 @@ int smartio_windows_init(struct smartio_adapter *ad)
 }
 
 /**
- * smartio_windows_exit() - Undo smartio_windows_init().
- * @ad: The adapter, being removed: no peer joined, no mapping left.
+ * smartio_windows_exit() - The adapter is removed: no more mapping.
+ * @ad: The adapter, being removed: no peer joined.
+ *
+ * Its NTB is no longer programmed. Mappings its users still hold (each
+ * with a reference to the adapter) stay until they unmap them, which
+ * only counts; smartio_windows_free() frees the slots at the last put.
  */
 void smartio_windows_exit(struct smartio_adapter *ad)
+{
+	mutex_lock(&ad->lut.lock);
+	ad->lut.gone = true;
+	mutex_unlock(&ad->lut.lock);
+}
+
+/**
+ * smartio_windows_free() - Undo smartio_windows_init().
+ * @ad: The adapter, unreferenced: no mapping left.
+ */
+void smartio_windows_free(struct smartio_adapter *ad)
 {
 	smartio_aperture_exit(&ad->lut);
 }
@@ -207,13 +223,20 @@ int smartio_window_map(struct smartio_adapter *ad, int pidx, u64 addr,
 	int ret;
 
 	m->ad = ad;
-	if (!ap->count)
-		return smartio_direct_map(ad, pidx, addr, size, m);
+	if (!ap->count) {
+		ret = smartio_direct_map(ad, pidx, addr, size, m);
+		if (!ret)
+			smartio_adapter_get(ad);
+		return ret;
+	}
 
 	mutex_lock(&ap->lock);
 	ap->error = 0;
-	ret = smartio_window_get(&ap->map, pidx, addr, size, &offset,
-				 &m->first, &m->count);
+	if (ap->gone)
+		ret = -ENODEV;
+	else
+		ret = smartio_window_get(&ap->map, pidx, addr, size, &offset,
+					 &m->first, &m->count);
 	if (!ret && ap->error) {
 		smartio_window_put(&ap->map, m->first, m->count);
 		ret = ap->error;
@@ -233,6 +256,7 @@ int smartio_window_map(struct smartio_adapter *ad, int pidx, u64 addr,
 	m->pidx = pidx;
 	m->phys = ap->base + offset;	/* offset into the aperture */
 	m->size = size;
+	smartio_adapter_get(ad);
 	return 0;
 }
 
@@ -248,13 +272,13 @@ void smartio_window_unmap(struct smartio_window_mapping *m)
 		return;
 	if (!m->ap) {
 		atomic_dec(&m->ad->direct_maps);
-		m->count = 0;
-		return;
+	} else {
+		mutex_lock(&m->ap->lock);
+		smartio_window_put(&m->ap->map, m->first, m->count);
+		mutex_unlock(&m->ap->lock);
 	}
-	mutex_lock(&m->ap->lock);
-	smartio_window_put(&m->ap->map, m->first, m->count);
-	mutex_unlock(&m->ap->lock);
 	m->count = 0;
+	smartio_adapter_put(m->ad);
 }
 
 /* Marks every slot of @ap mapped to @pidx lost; clears LUT slots. */

@@ -30,6 +30,8 @@ enum smartio_msg_op {
 	SMARTIO_MSG_OP_RECLAIMED,	/* event: the lender took a device back */
 	SMARTIO_MSG_OP_CONFIG_READ,	/* a borrowed device's config space */
 	SMARTIO_MSG_OP_RESET,		/* reset a borrowed device, state kept */
+	SMARTIO_MSG_OP_SEGMENT_DISCONNECT, /* event: a connection is gone */
+	SMARTIO_MSG_OP_SEGMENT_REVOKE,	/* the owner takes a segment away */
 	SMARTIO_MSG_OP_MAX = 64,	/* first code not available */
 };
 
@@ -61,6 +63,7 @@ int smartio_msg_post_raw(u16 node_id, const void *buf, u32 len);
 
 /* Node events, for smartio_node_notifier_register(). */
 #define SMARTIO_NODE_LEFT	1
+#define SMARTIO_ADAPTER_GONE	2	/* finish what NODE_LEFT started */
 
 /**
  * struct smartio_node_event - What a node notifier is told.

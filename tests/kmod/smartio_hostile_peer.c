@@ -15,8 +15,9 @@
  * (at least 1) are drawn from SEED, each:
  *
  *  - an op: one with a handler (ECHO, SEGMENT_INFO, DEVICE_NEXT, BORROW,
- *    RETURN, CONFIG_WRITE, RECLAIMED, CONFIG_READ, RESET), the retired 3,
- *    one without (11-63), or one past SMARTIO_MSG_OP_MAX;
+ *    RETURN, CONFIG_WRITE, RECLAIMED, CONFIG_READ, RESET,
+ *    SEGMENT_DISCONNECT, SEGMENT_REVOKE), the retired 3, one without
+ *    (13-63), or one past SMARTIO_MSG_OP_MAX;
  *  - a payload of the op's wire format (lend/lend_priv.h, ntb/segment.c)
  *    with random fields or fields from what exists (LENT, BORROWED,
  *    SEGMENT, the target's and our node ids), of a random length: 0,
@@ -57,10 +58,11 @@
 #include "smartio/ntb.h"
 #include "../../lend/lend_priv.h"
 
-/* Op classes counted: 0, 1-10 by name, 11-63 (no handler), 64 and above. */
-#define HP_OP_CLASSES	13
-#define HP_OP_UNREGISTERED	(SMARTIO_MSG_OP_RESET + 1)
-#define HP_OP_PAST_MAX		(SMARTIO_MSG_OP_RESET + 2)
+/* Op classes counted: 0, 1-12 by name, 13-63 (no handler), 64 and above. */
+#define HP_OP_LAST		SMARTIO_MSG_OP_SEGMENT_REVOKE
+#define HP_OP_CLASSES	(HP_OP_LAST + 3)
+#define HP_OP_UNREGISTERED	(HP_OP_LAST + 1)
+#define HP_OP_PAST_MAX		(HP_OP_LAST + 2)
 
 enum hp_way { HP_REQUEST, HP_EVENT, HP_RAW, HP_WAYS };
 enum hp_len { HP_LEN_ZERO, HP_LEN_SHORT, HP_LEN_EXACT, HP_LEN_LONG,
@@ -85,7 +87,7 @@ static const struct {
 static const char * const hp_op_names[HP_OP_CLASSES] = {
 	"op-0", "echo", "segment-info", "retired-3", "device-next", "borrow",
 	"return", "config-write", "reclaimed", "config-read", "reset",
-	"op-11-63", "op-64-up",
+	"segment-disconnect", "segment-revoke", "op-13-63", "op-64-up",
 };
 
 static const char * const hp_way_names[HP_WAYS] = { "request", "event", "raw" };
@@ -222,6 +224,8 @@ static u32 hp_exact_len(u16 op)
 {
 	switch (op) {
 	case SMARTIO_MSG_OP_SEGMENT_INFO:
+	case SMARTIO_MSG_OP_SEGMENT_DISCONNECT:
+	case SMARTIO_MSG_OP_SEGMENT_REVOKE:
 	case SMARTIO_MSG_OP_RETURN:
 	case SMARTIO_MSG_OP_RECLAIMED:
 	case SMARTIO_MSG_OP_RESET:
@@ -306,6 +310,8 @@ static bool hp_payload(struct hp_run *r, u16 op, u32 len)
 	hp_bytes(r, r->buf, max(len, hp_exact_len(op)));
 	switch (op) {
 	case SMARTIO_MSG_OP_SEGMENT_INFO:
+	case SMARTIO_MSG_OP_SEGMENT_DISCONNECT:
+	case SMARTIO_MSG_OP_SEGMENT_REVOKE:
 		put_unaligned_le32(hp_chance(r, 1, 2) ? r->segment + (u32)hp_below(r, 2) :
 				   (u32)hp_int(r, 32), r->buf);
 		break;
@@ -465,7 +471,7 @@ static bool hp_input(struct hp_run *r, u8 *msg)
 		op = (u16)(SMARTIO_MSG_OP_MAX + hp_below(r, 0x10000 - SMARTIO_MSG_OP_MAX));
 		break;
 	default:
-		op = (u16)(1 + hp_below(r, SMARTIO_MSG_OP_RESET));
+		op = (u16)(1 + hp_below(r, HP_OP_LAST));
 		break;
 	}
 	/* Op 0 is refused by the encoder: only raw bytes carry it. */
@@ -564,12 +570,18 @@ static void hp_step(struct hp_run *r)
 	if (hp_sync(r))
 		return;
 	switch (hp_below(r, 6)) {
-	case 0:		/* a config write: refused unless this node holds it */
+	case 0:
+		/*
+		 * A config write: done if this node holds it; else refused
+		 * (EPERM: lend/lender.c, smartio_lent_config_find()), or
+		 * dropped (0) while the target takes it back from us.
+		 */
 		ret = hp_call(r, SMARTIO_MSG_OP_CONFIG_WRITE, &cw, sizeof(cw), &len);
 		if (r->held)
 			hp_expect(r, HP_CONFIG_HELD, ret == 0, ret);
 		else
-			hp_expect(r, HP_CONFIG_FREE, ret == -EPERM, ret);
+			hp_expect(r, HP_CONFIG_FREE, ret == -EPERM || ret == 0,
+				  ret);
 		break;
 	case 1:		/* RETURN before BORROW; or RETURN, held */
 		ret = hp_call(r, SMARTIO_MSG_OP_RETURN, &fdid, sizeof(fdid), &len);

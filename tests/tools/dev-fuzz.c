@@ -444,7 +444,7 @@ static void fuzz_ioctl_number(void)
 		for (i = 1; i <= 6; i++)
 			if (cmd == ioctl_cmds[i])
 				break;
-	} while (i <= 6);
+	} while (i <= 6 || cmd == SMARTIO_IOC_SEGMENT_REMOVE_FLAGS);
 	fuzz_bytes(&rng, arena, (size_t)page);
 	ret = ioctl(s->fd, cmd, fuzz_chance(&rng, 1, 2) ? (void *)arena : NULL) ? errno : 0;
 	check("ioctl-number", ret, "an ioctl number not of the ABI");

@@ -4,7 +4,8 @@
  *
  *	smartio-seg create ID SIZE [ADAPTER]	create a local segment
  *	smartio-seg export ID NODE|all		let NODE (or all) connect
- *	smartio-seg remove ID			remove a local segment
+ *	smartio-seg remove ID [force]		remove a local segment
+ *	smartio-seg hold NODE ID FILE		map NODE's segment until SIGBUS
  *	smartio-seg fill NODE|local ID SEED	write a pattern, print its sum
  *	smartio-seg sum NODE|local ID [OFFSET LEN]	print the segment's sum
  *	smartio-seg pattern SEED LEN		print the sum of LEN pattern bytes
@@ -15,12 +16,17 @@
  * pattern's checksum, computed from the pattern as written, so that a
  * remote segment is not read back over the fabric (but for its last word,
  * which flushes the posted writes before it). sum maps the segment
- * and checksums what it holds. Errors: one line, exit status 1 (2 for a
- * bad command line).
+ * and checksums what it holds. remove force removes a segment other nodes
+ * are connected to (SMARTIO_SEGMENT_REMOVE_FORCE). hold maps NODE's
+ * segment, writes its first word, creates FILE, and then writes and reads
+ * that word every 10 ms until the mapping is torn down: it prints
+ * "SIGBUS" and exits 0 at the SIGBUS that follows, 1 after 300 s without
+ * one. Errors: one line, exit status 1 (2 for a bad command line).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +47,8 @@ static int failed(void)
 static int usage(void)
 {
 	fprintf(stderr, "usage: smartio-seg create ID SIZE [ADAPTER] | export ID NODE|all |\n"
-			"       remove ID | fill NODE|local ID SEED |\n"
+			"       remove ID [force] | hold NODE ID FILE |\n"
+			"       fill NODE|local ID SEED |\n"
 			"       sum NODE|local ID [OFFSET LEN] | pattern SEED LEN\n");
 	return 2;
 }
@@ -109,6 +116,39 @@ static volatile uint64_t *map(int fd, uint64_t node, uint64_t id,
 	return p;
 }
 
+static void on_sigbus(int sig)
+{
+	static const char msg[] = "SIGBUS\n";
+
+	(void)sig;
+	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(0);
+}
+
+/* hold: touches the first word of P every 10 ms until SIGBUS. */
+static int hold(volatile uint64_t *p, const char *file)
+{
+	unsigned int i;
+	int fd;
+
+	signal(SIGBUS, on_sigbus);
+	p[0] = 0x5eed;
+	fd = open(file, O_WRONLY | O_CREAT, 0644);
+	if (fd < 0) {
+		what = file;
+		return failed();
+	}
+	close(fd);
+	for (i = 0; i < 30000; i++) {
+		p[0] = i;
+		(void)p[0];
+		usleep(10000);
+	}
+	fprintf(stderr, "smartio-seg: hold: no SIGBUS in 300 s\n");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t id, node = 0, size = 0, seed, n, h = HASH_INIT, i, x;
@@ -159,13 +199,29 @@ int main(int argc, char **argv)
 		export.node_id = (uint16_t)node;
 		return ioctl(fd, SMARTIO_IOC_SEGMENT_EXPORT, &export) ? failed() : 0;
 	}
-	if (!strcmp(cmd, "remove") && argc == 3) {
+	if (!strcmp(cmd, "remove") && (argc == 3 || argc == 4)) {
+		struct smartio_segment_remove remove = { 0 };
 		uint32_t id32;
 
-		if (!number(argv[2], UINT32_MAX, &id))
+		if (!number(argv[2], UINT32_MAX, &id) ||
+		    (argc == 4 && strcmp(argv[3], "force")))
 			return usage();
 		id32 = (uint32_t)id;
-		return ioctl(fd, SMARTIO_IOC_SEGMENT_REMOVE, &id32) ? failed() : 0;
+		if (argc == 3)
+			return ioctl(fd, SMARTIO_IOC_SEGMENT_REMOVE, &id32) ? failed() : 0;
+		remove.segment_id = id32;
+		remove.flags = SMARTIO_SEGMENT_REMOVE_FORCE;
+		return ioctl(fd, SMARTIO_IOC_SEGMENT_REMOVE_FLAGS, &remove) ?
+		       failed() : 0;
+	}
+	if (!strcmp(cmd, "hold") && argc == 5) {
+		if (!number(argv[2], UINT16_MAX - 1, &node) || !node ||
+		    !number(argv[3], UINT32_MAX, &id))
+			return usage();
+		p = map(fd, node, id, &size);
+		if (!p)
+			return failed();
+		return hold(p, argv[4]);
 	}
 	if ((!strcmp(cmd, "fill") && argc == 5) ||
 	    (!strcmp(cmd, "sum") && (argc == 4 || argc == 6))) {

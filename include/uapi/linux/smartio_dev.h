@@ -14,9 +14,10 @@
  * ATTACH (a local segment) or SMARTIO_IOC_SEGMENT_CONNECT (a remote one);
  * mmap() of the file then maps the segment, offset 0 being its start. A
  * remote segment is reached through the NTB's windows: CPU stores and
- * loads go over the fabric, with no software in between. When the node
- * that owns a connected segment leaves, the mapping is torn down: later
- * accesses raise SIGBUS.
+ * loads go over the fabric, with no software in between; it is mapped
+ * MAP_SHARED only (EINVAL otherwise, as is a lost one, ENOTCONN). When the node
+ * that owns a connected segment leaves, or removes it by force, the
+ * mapping is torn down: later accesses raise SIGBUS.
  *
  * Every ioctl that changes something needs CAP_SYS_ADMIN (EPERM without);
  * SMARTIO_IOC_SEGMENT_INFO does not.
@@ -76,6 +77,24 @@ struct smartio_segment_info {
 	__u32 reserved2;
 };
 
+/**
+ * struct smartio_segment_remove - SMARTIO_IOC_SEGMENT_REMOVE_FLAGS argument.
+ * @segment_id: A local segment.
+ * @flags: SMARTIO_SEGMENT_REMOVE_* flags; others must be 0.
+ */
+struct smartio_segment_remove {
+	__u32 segment_id;
+	__u32 flags;
+};
+
+/*
+ * Remove the segment even while other nodes are connected to it: each is
+ * told first (its mappings are torn down, and accesses raise SIGBUS),
+ * then the grant goes; the memory is freed once no local file is
+ * attached to it.
+ */
+#define SMARTIO_SEGMENT_REMOVE_FORCE	(1U << 0)
+
 /* Flags of struct smartio_segment_info. */
 #define SMARTIO_SEGMENT_REMOTE	(1U << 0)	/* owned by another node */
 #define SMARTIO_SEGMENT_LOST	(1U << 1)	/* its owner left */
@@ -86,7 +105,10 @@ struct smartio_segment_info {
 /* Create a local segment (zeroed). */
 #define SMARTIO_IOC_SEGMENT_CREATE \
 	_IOW(SMARTIO_IOC_MAGIC, 1, struct smartio_segment_create)
-/* Remove a local segment: EBUSY while mapped or connected to. */
+/*
+ * Remove a local segment: EBUSY while attached to (by a file of this
+ * node) or connected to (by another node).
+ */
 #define SMARTIO_IOC_SEGMENT_REMOVE	_IOW(SMARTIO_IOC_MAGIC, 2, __u32)
 /* Let a node (or all) connect to a local segment. */
 #define SMARTIO_IOC_SEGMENT_EXPORT \
@@ -100,5 +122,8 @@ struct smartio_segment_info {
 /* The segment this file is bound to (ENOENT if none). */
 #define SMARTIO_IOC_SEGMENT_INFO \
 	_IOR(SMARTIO_IOC_MAGIC, 6, struct smartio_segment_info)
+/* SMARTIO_IOC_SEGMENT_REMOVE with flags: SMARTIO_SEGMENT_REMOVE_FORCE. */
+#define SMARTIO_IOC_SEGMENT_REMOVE_FLAGS \
+	_IOW(SMARTIO_IOC_MAGIC, 7, struct smartio_segment_remove)
 
 #endif /* _UAPI_LINUX_SMARTIO_DEV_H */

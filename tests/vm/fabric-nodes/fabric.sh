@@ -81,3 +81,29 @@ expect_eperm() {
 	echo "$out" | grep -qi "operation not permitted" ||
 		fail "$* as nobody: not EPERM"
 }
+
+# ntb_unbind: this node's NTB leaves its hardware driver, its adapter
+# with it; sets ntb, the NTB's PCI name. Neither the unbind nor any task
+# may take more than 30 s, whatever the adapter's users were doing (the
+# hung-task detector fails the node on a task blocked for 30 s).
+ntb_unbind() {
+	echo 30 >/proc/sys/kernel/hung_task_timeout_secs ||
+		fail "cannot shorten the hung-task timeout"
+	ntb=$(ntb_ports | head -n 1)
+	start=$(date +%s)
+	echo "$ntb" >"/sys/bus/pci/drivers/$NTB_DRIVER/unbind" ||
+		fail "cannot unbind $ntb from $NTB_DRIVER"
+	took=$(($(date +%s) - start))
+	echo "node$NODE: $ntb unbound from $NTB_DRIVER in $took s"
+	[ "$took" -le 30 ] || fail "unbinding $ntb took $took s"
+	! grep -q "^adapter " "$adapters" || { show_adapters; fail "an adapter is left"; }
+}
+
+# ntb_bind NODE: the NTB ntb_unbind unbound is bound again, and node NODE
+# joins again through it.
+ntb_bind() {
+	echo "$ntb" >"/sys/bus/pci/drivers/$NTB_DRIVER/bind" ||
+		fail "cannot bind $ntb to $NTB_DRIVER again"
+	wait_until 60 joined "$1" || { show_adapters; fail "node $1 did not join again"; }
+	echo "node$NODE: $ntb bound again, node $1 joined"
+}

@@ -1,0 +1,1 @@
+../ntb-clients/ntb.sh

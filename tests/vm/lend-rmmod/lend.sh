@@ -1,0 +1,1 @@
+../lend-devices/lend.sh

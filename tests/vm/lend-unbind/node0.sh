@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Node 1 borrows node 2's NVMe, writes 64 MiB to it and syncs them, then
+# runs fio on it; meanwhile one node's NTB is unbound from its driver.
+#
+# borrower-unbind: this node unbinds its NTB. Within the unbind, the
+# shadow is removed as a surprise removal (fio ends with I/O errors) and
+# the adapter goes; nothing hangs. Node 2 finds node 1 gone and takes the
+# NVMe back. This node binds its NTB again and node 2 joins again.
+#
+# lender-unbind: node 2 unbinds its NTB: this node loses node 2, removes
+# the shadow (fio ends with I/O errors), nothing is left mapped in the
+# IOVA window. Node 2, with no adapter, still lists its NVMe and gives it
+# back to nvme, which reads the data synced; it binds its NTB again.
+set -eu
+. ./unbind.sh
+
+borrower_dma_window iommu
+borrower_ready
+vmctl barrier available
+borrow_nvme 20000
+dd if=/dev/urandom of=/tmp/data bs=1M count=64 2>/dev/null
+sum=$(md5sum </tmp/data)
+dd if=/tmp/data of="$dev" bs=1M conv=fsync 2>/dev/null || fail "cannot write $dev"
+rm /tmp/data
+echo "node$NODE: 64 MiB written to $dev and synced, md5 $sum"
+vmctl put sum "$sum"
+fio_until_error "$dev"
+vmctl barrier fio
+
+case $CASE in
+borrower-unbind)
+	ntb_unbind
+	not_present "$shadow" || fail "shadow $shadow still there after the unbind"
+	fio_failed
+	dmesg | grep -q "fdid 20000 lost: its lender, node 2, left" ||
+		fail "the loss of node 2 not logged"
+	vmctl barrier unbound
+	vmctl barrier taken
+	ntb_bind 2
+	;;
+lender-unbind)
+	vmctl barrier unbound
+	wait_until 30 not_present "$shadow" ||
+		fail "shadow $shadow still there after node 2's unbind"
+	fio_failed
+	dmesg | grep -q "fdid 20000 lost: its lender, node 2, left" ||
+		fail "the loss of node 2 not logged"
+	wait_until 30 test "$(iova_pages)" = 0 ||
+		fail "$(iova_pages) pages left mapped in the IOVA window"
+	vmctl barrier taken
+	wait_until 60 joined 2 || { show_adapters; fail "node 2 did not join again"; }
+	;;
+*) fail "no case $CASE" ;;
+esac
+vmctl barrier finished
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload

@@ -1,0 +1,49 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Node 2 lends its NVMe to node 1 (node0.sh says what each case does).
+# borrower-unbind: node 1 unbinds its NTB: this node takes the NVMe back
+# (available), makes it unavailable, and nvme reads what node 1 synced.
+# lender-unbind: this node unbinds its NTB during node 1's fio: within the
+# unbind it takes the NVMe back; with no adapter it still lists it, under
+# its fdid, and makes it unavailable: nvme reads what node 1 synced. Then
+# it binds its NTB again and node 1 joins again.
+set -eu
+. ./unbind.sh
+
+lend_nvme
+bdf=$(nvme_bdf)
+vmctl barrier available
+vmctl barrier fio
+sum=$(vmctl get sum)
+lent_listed 20000 "$bdf" "borrowed by 1"
+
+case $CASE in
+borrower-unbind)
+	vmctl barrier unbound
+	wait_until 30 log_more "borrower node 1 left: taken back" 0 ||
+		fail "node 1's NVMe not taken back"
+	;;
+lender-unbind)
+	ntb_unbind
+	dmesg | grep -q "borrower node 1 left: taken back" ||
+		fail "the NVMe not taken back within the unbind"
+	vmctl barrier unbound
+	;;
+*) fail "no case $CASE" ;;
+esac
+lent_listed 20000 "$bdf" available
+smartioctl device unavailable 20000
+wait_until 30 test "$(driver_of "$bdf")" = nvme ||
+	fail "nvme did not get $bdf back: $(driver_of "$bdf")"
+wait_until 30 nvme_ns_of "$bdf" >/dev/null || fail "no block device on $bdf"
+[ "$(read_sum "$(nvme_ns_of "$bdf")" 64)" = "$sum" ] ||
+	fail "$bdf reads other data than node 1 synced"
+echo "node$NODE: nvme has $bdf back and reads what node 1 synced"
+case $CASE in
+lender-unbind) ntb_bind 1 ;;
+esac
+vmctl barrier taken
+vmctl barrier finished
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload
