@@ -211,9 +211,12 @@ static int smartio_direct_map(struct smartio_adapter *ad, int pidx, u64 addr,
  *
  * Context: Process context; sleeps (never waits for a peer: a message
  * handler may map).
+ * A mapping holds the adapter (smartio_adapter_get()) until it is
+ * unmapped.
+ *
  * Return: 0, -ENOSPC (not enough free LUT slots; logged), -EACCES (the
- * peer's direct windows do not lead there; logged), or the error of
- * programming a LUT slot.
+ * peer's direct windows do not lead there; logged), -ENODEV (the adapter
+ * is being removed), or the error of programming a LUT slot.
  */
 int smartio_window_map(struct smartio_adapter *ad, int pidx, u64 addr,
 		       u64 size, struct smartio_window_mapping *m)
