@@ -44,9 +44,9 @@
  *	echo SEED > <debugfs>/smartio_edu_test/guard
  *	cat <debugfs>/smartio_edu_test/guard
  *
- * is memory for a stray DMA to miss: a page of SEED's pattern, and then
- * its physical address and "intact", or "changed" once anything wrote
- * into it.
+ * is memory for a stray DMA to miss: a new page of SEED's pattern at each
+ * write, and then its physical address and "intact", or "changed" once
+ * anything wrote into it.
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -382,16 +382,22 @@ static const struct file_operations smartio_edu_stray_fops = {
 	.llseek = noop_llseek,
 };
 
-/* Fills the guard page with @seed's pattern, allocating it the first time. */
+/*
+ * A new guard page filled with @seed's pattern: another page than the
+ * last, which is freed only once the new one is had, so that a test can
+ * draw again when the last lies where a window leads.
+ */
 static int smartio_edu_guard_set(u64 seed)
 {
+	struct page *page = alloc_page(GFP_KERNEL);
 	u8 *va;
 	int i;
 
-	if (!smartio_edu_guard)
-		smartio_edu_guard = alloc_page(GFP_KERNEL);
-	if (!smartio_edu_guard)
+	if (!page)
 		return -ENOMEM;
+	if (smartio_edu_guard)
+		__free_page(smartio_edu_guard);
+	smartio_edu_guard = page;
 	va = page_address(smartio_edu_guard);
 	for (i = 0; i < PAGE_SIZE; i += SMARTIO_EDU_LEN)
 		smartio_edu_pattern((u64 *)(va + i), seed);
