@@ -306,3 +306,55 @@ fio_run() {
 	echo "$out" | grep -q "err= 0:" || { echo "$out"; fail "fio $1 on $2: errors"; }
 	echo "node$NODE: fio $1 $2: $(echo "$out" | grep -m1 -o "IOPS=[^,]*")"
 }
+
+# fio_until_error DEV: 4 KiB random reads and writes on DEV between 64 and
+# 192 MiB (clear of the data checksummed), in the background, until an I/O
+# fails or for 10 minutes; /tmp/fio.rc has its exit status at its end.
+fio_until_error() {
+	(
+		rc=0
+		fio --name=until-error --filename="$1" --rw=randrw --bs=4k \
+			--direct=1 --ioengine=libaio --iodepth=16 --offset=64M \
+			--size=128M --time_based --runtime=600 \
+			>/tmp/fio.out 2>&1 || rc=$?
+		echo $rc >/tmp/fio.rc
+	) &
+	sleep 5
+	[ ! -e /tmp/fio.rc ] || { cat /tmp/fio.out; fail "fio ended at once"; }
+}
+
+# fio_failed: the fio of fio_until_error ended within 30 s, with I/O errors.
+fio_failed() {
+	wait_until 30 test -e /tmp/fio.rc || fail "fio still running after 30 s"
+	grep -m1 "err=" /tmp/fio.out || true
+	[ "$(cat /tmp/fio.rc)" != 0 ] || { cat /tmp/fio.out; fail "fio saw no error"; }
+	grep -q "err= *[1-9]" /tmp/fio.out ||
+		{ cat /tmp/fio.out; fail "fio reported no I/O error"; }
+	echo "node$NODE: fio ended with I/O errors"
+}
+
+# driven_by BDF DRIVER: BDF is bound to DRIVER.
+driven_by() {
+	[ "$(driver_of "$1")" = "$2" ]
+}
+
+# write_synced DEV: 64 MiB of random data written to DEV and synced; prints
+# their md5 sum.
+write_synced() {
+	dd if=/dev/urandom of=/tmp/data bs=1M count=64 2>/dev/null
+	synced_sum=$(md5sum </tmp/data)
+	dd if=/tmp/data of="$1" bs=1M conv=fsync 2>/dev/null || fail "cannot write $1"
+	rm /tmp/data
+	echo "$synced_sum"
+}
+
+# host_reads_synced BDF SUM: nvme has BDF back, and its namespace starts
+# with the 64 MiB whose md5 sum is SUM (write_synced on the borrower).
+host_reads_synced() {
+	wait_until 30 driven_by "$1" nvme ||
+		fail "nvme did not get $1 back: $(driver_of "$1")"
+	wait_until 30 nvme_ns_of "$1" >/dev/null || fail "no block device on $1"
+	[ "$(read_sum "$(nvme_ns_of "$1")" 64)" = "$2" ] ||
+		fail "$1 reads other data than node 1 synced"
+	echo "node$NODE: nvme has $1 back and reads what node 1 synced"
+}

@@ -25,12 +25,7 @@ else
 		fail "not available once node 1 unloaded: $(smartioctl device list)"
 	smartioctl device unavailable 20000
 fi
-wait_until 30 test "$(driver_of "$bdf")" = nvme ||
-	fail "nvme did not get $bdf back: $(driver_of "$bdf")"
-wait_until 30 nvme_ns_of "$bdf" >/dev/null || fail "no block device on $bdf"
-[ "$(read_sum "$(nvme_ns_of "$bdf")" 64)" = "$sum" ] ||
-	fail "$bdf reads other data than node 1 synced"
-echo "node$NODE: nvme has $bdf back and reads what node 1 synced"
+host_reads_synced "$bdf" "$sum"
 vmctl barrier unloaded
 vmctl barrier checked
 if [ "$UNLOADER" != lender ]; then

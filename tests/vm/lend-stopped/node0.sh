@@ -43,17 +43,7 @@ borrower-stopped)
 	;;
 lender-stopped)
 	no_hung_task
-	# fio until an I/O fails (or for 10 minutes); its exit status is kept.
-	(
-		rc=0
-		fio --name=stopped --filename="$dev" --rw=randrw --bs=4k \
-			--direct=1 --ioengine=libaio --iodepth=16 --offset=64M \
-			--size=128M --time_based --runtime=600 \
-			>/tmp/fio.out 2>&1 || rc=$?
-		echo $rc >/tmp/fio.rc
-	) &
-	sleep 5
-	[ ! -e /tmp/fio.rc ] || { cat /tmp/fio.out; fail "fio ended before node 2 was stopped"; }
+	fio_until_error "$dev"
 	stop_and_lose 2 1
 	wait_until 30 not_present "$shadow" ||
 		fail "shadow $shadow still there after node 2 was lost"

@@ -20,10 +20,7 @@ borrower_dma_window iommu
 borrower_ready
 vmctl barrier available
 borrow_nvme 20000
-dd if=/dev/urandom of=/tmp/data bs=1M count=64 2>/dev/null
-sum=$(md5sum </tmp/data)
-dd if=/tmp/data of="$dev" bs=1M conv=fsync 2>/dev/null || fail "cannot write $dev"
-rm /tmp/data
+sum=$(write_synced "$dev")
 echo "node$NODE: 64 MiB written to $dev and synced, md5 $sum"
 vmctl put sum "$sum"
 fio_until_error "$dev"

@@ -34,12 +34,7 @@ lender-unbind)
 esac
 lent_listed 20000 "$bdf" available
 smartioctl device unavailable 20000
-wait_until 30 test "$(driver_of "$bdf")" = nvme ||
-	fail "nvme did not get $bdf back: $(driver_of "$bdf")"
-wait_until 30 nvme_ns_of "$bdf" >/dev/null || fail "no block device on $bdf"
-[ "$(read_sum "$(nvme_ns_of "$bdf")" 64)" = "$sum" ] ||
-	fail "$bdf reads other data than node 1 synced"
-echo "node$NODE: nvme has $bdf back and reads what node 1 synced"
+host_reads_synced "$bdf" "$sum"
 case $CASE in
 lender-unbind) ntb_bind 1 ;;
 esac
