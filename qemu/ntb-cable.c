@@ -332,15 +332,18 @@ static bool ntb_cable_ra_read(NtbCable *c, uint64_t target, void *buf,
     return true;
 }
 
-uint64_t ntb_cable_mem_read(NtbCable *c, uint64_t target, unsigned size)
+MemTxResult ntb_cable_mem_read(NtbCable *c, uint64_t target, unsigned size,
+                               uint64_t *data)
 {
     uint64_t val = 0;
 
     if (!ntb_cable_ra_hit(c, target, &val, size) &&
         !ntb_cable_ra_read(c, target, &val, size)) {
-        return ~0ULL;
+        *data = ~0ULL;
+        return MEMTX_ERROR;
     }
-    return le64_to_cpu(val);
+    *data = le64_to_cpu(val);
+    return MEMTX_OK;
 }
 
 /* Complete every outstanding read with an error. Under lock. */

@@ -177,9 +177,17 @@ bool ntb_cable_read(NtbCable *c, uint32_t type, uint64_t addr,
                     uint32_t value, void *buf, uint32_t len);
 /*
  * Read @size (1 to 8) bytes of memory at wire address @target through the
- * read-ahead; all-ones when it fails.
+ * read-ahead into @data; all-ones and MEMTX_ERROR when it fails.
+ *
+ * Both NTBs answer every failed or dropped read through a window so: a
+ * CPU's load sees all-ones (x86 TCG ignores the result, as a root complex
+ * completes a failed read with all-ones), a device's DMA sees the error,
+ * as an endpoint whose read got an Unsupported Request completion or none
+ * at all, and does not take all-ones for data (QEMU's NVMe, reading a
+ * shadow doorbell as 0xffffffff, would process its queue forever).
  */
-uint64_t ntb_cable_mem_read(NtbCable *c, uint64_t target, unsigned size);
+MemTxResult ntb_cable_mem_read(NtbCable *c, uint64_t target, unsigned size,
+                               uint64_t *data);
 /* Empty the read-ahead, as any write of ours must. */
 void ntb_cable_ra_drop(NtbCable *c);
 

@@ -532,8 +532,9 @@ static void sntb_window_write(SmartioNTBState *s, uint64_t target,
 }
 
 /*
- * A dropped or refused request completes normally, as a PCIe read that
- * an NTB drops is completed with all-ones: MEMTX_OK, not a bus error.
+ * A dropped or refused read fails as one across the cable: all-ones, and
+ * an error that a device's DMA sees and a CPU's load does not
+ * (ntb-cable.h).
  */
 static MemTxResult sntb_aperture_read(void *opaque, hwaddr addr,
                                       uint64_t *data, unsigned size,
@@ -546,10 +547,9 @@ static MemTxResult sntb_aperture_read(void *opaque, hwaddr addr,
         !sntb_rid_allowed(ap->s, attrs, ap->bar, addr, false) ||
         !ap->target(ap->s, addr, &target)) {
         *data = ~0ULL;
-        return MEMTX_OK;
+        return MEMTX_ERROR;
     }
-    *data = ntb_cable_mem_read(&ap->s->cable, target, size);
-    return MEMTX_OK;
+    return ntb_cable_mem_read(&ap->s->cable, target, size, data);
 }
 
 static MemTxResult sntb_aperture_write(void *opaque, hwaddr addr,

@@ -1253,13 +1253,13 @@ static MemTxResult stx_win_read(void *opaque, hwaddr addr, uint64_t *data,
     SwitchtecNTBState *s = w->s;
     uint64_t wire;
 
+    /* A dropped read fails as one across the cable (ntb-cable.h) */
     *data = ~0ULL;
     if (stx_refuse_in_rx(s, w->bar, addr) || !stx_peer_present(s) ||
         !stx_translate(s, w->bar, addr, stx_requester(attrs), &wire)) {
-        return MEMTX_OK;
+        return MEMTX_ERROR;
     }
-    *data = ntb_cable_mem_read(&s->cable, wire, size);
-    return MEMTX_OK;
+    return ntb_cable_mem_read(&s->cable, wire, size, data);
 }
 
 static MemTxResult stx_win_write(void *opaque, hwaddr addr, uint64_t data,
