@@ -6,10 +6,10 @@
  * writes queued messages to the socket, and an inbound thread, which
  * performs received messages. Nothing blocks on the cable while holding
  * the BQL: posted writes are queued; reads of the peer queue a request and
- * wait for the reply with the BQL released. The inbound thread takes the
- * BQL to call the device's handler; replies to our own reads are handed
- * over by the receive thread without it. Lock order: BQL, then
- * NtbCable.lock.
+ * wait for the reply with the BQL, and the main AioContext, released. The
+ * inbound thread takes the BQL to call the device's handler; replies to
+ * our own reads are handed over by the receive thread without it. Lock
+ * order: BQL, then the main AioContext, then NtbCable.lock.
  *
  * Copyright (c) 2026 smartio authors
  *
@@ -25,6 +25,7 @@
 #include "qemu/timer.h"
 #include "qemu/bswap.h"
 #include "qapi/error.h"
+#include "block/aio.h"
 #include "hw/qdev-core.h"
 #include "ntb-cable.h"
 
@@ -208,6 +209,7 @@ static bool ntb_cable_read_ahead(NtbCable *c, uint32_t type, uint64_t addr,
                                  uint32_t value, NtbCableWaiter *wp)
 {
     NtbCableWaiter w = *wp;
+    unsigned aio_depth = 0;
     bool bql;
     int64_t deadline;
 
@@ -227,8 +229,15 @@ static bool ntb_cable_read_ahead(NtbCable *c, uint32_t type, uint64_t addr,
     ntb_cable_enqueue_locked(c, type, addr, w.tag, value, NULL, 0);
     qemu_mutex_unlock(&c->lock);
 
+    /*
+     * Let go of the main AioContext too, however deeply held (a block
+     * layer completion in a coroutine holds it): the inbound thread, or a
+     * vCPU, takes it under the BQL when a device starts I/O, so we could
+     * not have the BQL back while holding it (aio-context-release-all.patch).
+     */
     bql = qemu_mutex_iothread_locked();
     if (bql) {
+        aio_depth = aio_context_release_all(qemu_get_aio_context());
         qemu_mutex_unlock_iothread();
     }
     qemu_mutex_lock(&c->lock);
@@ -255,6 +264,7 @@ static bool ntb_cable_read_ahead(NtbCable *c, uint32_t type, uint64_t addr,
     qemu_mutex_unlock(&c->lock);
     if (bql) {
         qemu_mutex_lock_iothread();
+        aio_context_reacquire(qemu_get_aio_context(), aio_depth);
     }
     wp->got = w.got;
     return w.done && w.ok;
