@@ -4,9 +4,9 @@
 # Node 1 borrows node 2's NVMe, writes 64 MiB to it and syncs them, and
 # maps node 2's segment 8 in a process that touches it every 10 ms. Then
 # one node unloads its modules (smartio, smartio_ntb, smartio_lend, the
-# NTB's driver, the NTB core) in the case's order (rmmod.sh): each rmmod
-# works or is refused while in use, none oopses or hangs. Either way the
-# shadow goes and the process touching the segment gets SIGBUS.
+# NTB's driver, the NTB core) in the case's order (rmmod.sh), and each
+# module still in use is refused on the way; none oopses or hangs. Either
+# way the shadow goes and the process touching the segment gets SIGBUS.
 set -eu
 . ./rmmod.sh
 
