@@ -46,7 +46,10 @@
  *
  * is memory for a stray DMA to miss: a new page of SEED's pattern at each
  * write, and then its physical address and "intact", or "changed" once
- * anything wrote into it.
+ * anything wrote into it. The page is drawn below 16 MiB (ZONE_DMA), where
+ * a lender places none of a borrower's windows (SMARTIO_LEND_IOVA_FLOOR in
+ * lend/lender.c): the stray DMA must miss it because nothing maps it, not
+ * because a window happens to lead there.
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -383,13 +386,15 @@ static const struct file_operations smartio_edu_stray_fops = {
 };
 
 /*
- * A new guard page filled with @seed's pattern: another page than the
- * last, which is freed only once the new one is had, so that a test can
- * draw again when the last lies where a window leads.
+ * A new guard page filled with @seed's pattern, below the lowest address
+ * a lender gives a window. A random page would not do: a borrower's DMA
+ * window covers 256 MiB of a lender's low addresses, its RAM's too, and
+ * the allocator hands the same few pages back draw after draw (CI saw
+ * fifty draws all inside one).
  */
 static int smartio_edu_guard_set(u64 seed)
 {
-	struct page *page = alloc_page(GFP_KERNEL);
+	struct page *page = alloc_page(GFP_KERNEL | GFP_DMA);
 	u8 *va;
 	int i;
 
