@@ -119,7 +119,8 @@ static u16 smartio_kept_node_id;
  *
  * Liveness. The link tells when a peer's machine is cut off, not when its
  * kernel stops. So every SMARTIO_HEARTBEAT a node posts a keepalive to
- * each joined peer it sent nothing to in the last one, and a peer from
+ * each joined peer it sent nothing to in the last one (no doorbell: the
+ * peer's heartbeat reads it), and a peer from
  * which nothing arrived for peer_timeout_ms (msg.c,
  * smartio_msg_chan_tick()) is lost: it leaves as at a link down (one line
  * logged), its block of our scratchpads is cleared (its hello there is
@@ -1171,8 +1172,9 @@ err_unlist:
 err_ctx:
 	ntb_clear_ctx(ntb);
 	cancel_work_sync(&ad->work);
-	cancel_work_sync(&ad->msg_work);
+	/* The heartbeat queues msg_work (msg.c): cancel it first. */
 	cancel_delayed_work_sync(&ad->heartbeat);
+	cancel_work_sync(&ad->msg_work);
 err_fabric:
 	smartio_fabric_adapter_del(&ad->fabric);
 err_windows:

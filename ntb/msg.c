@@ -38,6 +38,7 @@
  * last wrote into its receive area (smartio_msg_chan_tick()); adapter.c
  * loses a peer not heard from for peer_timeout_ms as at a link down. The
  * keepalives go only on an idle channel: nothing is added per message.
+ * They ring no doorbell: the receiver's own tick reads them.
  *
  * Bounded memory: each node has at most SMARTIO_MSG_INFLIGHT requests
  * pending per peer, and a request or event is sent only if room for that
@@ -265,7 +266,7 @@ unsigned int smartio_msg_chan_down(struct smartio_peer *peer)
  */
 static int smartio_msg_push_locked(struct smartio_adapter *ad,
 				   struct smartio_peer *peer, u32 len,
-				   u32 reserve)
+				   u32 reserve, bool wake)
 {
 	struct smartio_msg_chan *chan = &peer->chan;
 	void __iomem *ring = chan->win + SMARTIO_MSG_AREA_RING;
@@ -299,19 +300,22 @@ static int smartio_msg_push_locked(struct smartio_adapter *ad,
 	chan->tx_head = slot.next_head;
 	chan->tx_seq++;
 	WRITE_ONCE(chan->tx_count, chan->tx_count + 1);
-	ntb_peer_db_set(ad->ntb, SMARTIO_DB_MSG);
+	if (wake)
+		ntb_peer_db_set(ad->ntb, SMARTIO_DB_MSG);
 
 	return 0;
 }
 
 /*
- * Sends @m (its seq is set here), keeping @reserve ring bytes free.
- * Returns -ENOTCONN when the channel is down, -ENOSPC when the ring has
- * no room now. Called with chan->lock held.
+ * Sends @m (its seq is set here), keeping @reserve ring bytes free, and
+ * rings the peer's doorbell if @wake (a keepalive does not: the peer's
+ * own heartbeat finds it). Returns -ENOTCONN when the channel is down,
+ * -ENOSPC when the ring has no room now. Called with chan->lock held.
  */
 static int smartio_msg_send_locked(struct smartio_adapter *ad,
 				   struct smartio_peer *peer,
-				   struct smartio_msg *m, u32 reserve)
+				   struct smartio_msg *m, u32 reserve,
+				   bool wake)
 {
 	struct smartio_msg_chan *chan = &peer->chan;
 	int ret;
@@ -322,7 +326,7 @@ static int smartio_msg_send_locked(struct smartio_adapter *ad,
 	if (ret < 0)
 		return ret;
 	return smartio_msg_push_locked(ad, peer, smartio_msg_wire_len(m),
-				       reserve);
+				       reserve, wake);
 }
 
 /* Takes a free pending entry, or returns NULL. Called with chan->lock held. */
@@ -417,7 +421,8 @@ int smartio_msg_call_peer(struct smartio_adapter *ad, struct smartio_peer *peer,
 
 	/* A full ring drains as the peer reads it: poll for room. */
 	while ((ret = smartio_msg_send_locked(ad, peer, &m,
-					      SMARTIO_MSG_RESERVE)) == -ENOSPC) {
+					      SMARTIO_MSG_RESERVE,
+					      true)) == -ENOSPC) {
 		spin_unlock_irq(&chan->lock);
 		if (time_after(jiffies, deadline))
 			ret = -ETIMEDOUT;
@@ -520,7 +525,7 @@ static void smartio_msg_serve(struct smartio_adapter *ad,
 	resp.payload = chan->rx_resp;
 	resp.len = min_t(u32, resp_len, SMARTIO_MSG_MAX_PAYLOAD);
 	spin_lock_irq(&chan->lock);
-	ret = smartio_msg_send_locked(ad, peer, &resp, 0);
+	ret = smartio_msg_send_locked(ad, peer, &resp, 0, true);
 	spin_unlock_irq(&chan->lock);
 	if (ret && ret != -ENOTCONN)
 		dev_err_ratelimited(&ad->ntb->dev, "adapter %d: node %u: cannot answer request %u: %d\n",
@@ -619,7 +624,11 @@ void smartio_msg_work(struct work_struct *work)
  *
  * Posts a keepalive, an ECHO event that nothing answers, when nothing went
  * to the peer since the last tick, so that a live node is heard at least
- * once a tick by each of its peers whatever it has to say; and notes
+ * once a tick by each of its peers whatever it has to say. It rings no
+ * doorbell: the peer's tick sees its ring's head move, and has the ring
+ * read then, so that an idle channel or one busy only with the data path
+ * interrupts no one (bench/datapath counts the lender's NTB interrupts
+ * while a borrower runs I/O: none). And notes
  * whether the peer was heard: the head of our receive ring or the ack of
  * our messages moved (the peer writes both, the one as it sends, the
  * other as it reads). What the peer's message handlers do, and how fast,
@@ -647,12 +656,15 @@ unsigned long smartio_msg_chan_tick(struct smartio_adapter *ad,
 		chan->alive_heard = jiffies;
 	chan->alive_head = head;
 	chan->alive_ack = ack;
+	/* Keepalives ring no doorbell: read them now, with what came after. */
+	if (head != READ_ONCE(chan->rx_tail))
+		queue_work(system_highpri_wq, &ad->msg_work);
 
 	/* A full ring (a peer that stopped reading) takes nothing: no matter. */
 	spin_lock_irq(&chan->lock);
 	if (chan->tx_count == chan->alive_tx &&
 	    !smartio_msg_send_locked(ad, peer, &keepalive,
-				     SMARTIO_MSG_RESERVE))
+				     SMARTIO_MSG_RESERVE, false))
 		WRITE_ONCE(chan->tx_keepalives, chan->tx_keepalives + 1);
 	chan->alive_tx = chan->tx_count;
 	spin_unlock_irq(&chan->lock);
@@ -779,14 +791,16 @@ static int smartio_msg_post_to(u16 node_id, struct smartio_msg *m,
 		spin_lock_irqsave(&peer->chan.lock, flags);
 		if (m) {
 			ret = smartio_msg_send_locked(ad, peer, m,
-						      SMARTIO_MSG_RESERVE);
+						      SMARTIO_MSG_RESERVE,
+						      true);
 		} else {
 			rec = peer->chan.tx_buf + SMARTIO_RING_HDR_LEN;
 			memcpy(rec, raw, len);
 			if (len >= 8)
 				put_unaligned_le32(peer->chan.tx_seq, rec + 4);
 			ret = smartio_msg_push_locked(ad, peer, len,
-						      SMARTIO_MSG_RESERVE);
+						      SMARTIO_MSG_RESERVE,
+						      true);
 		}
 		spin_unlock_irqrestore(&peer->chan.lock, flags);
 		if (ret == -ENOSPC)
