@@ -650,14 +650,14 @@ unsigned long smartio_msg_chan_tick(struct smartio_adapter *ad,
 	};
 	u32 head = le32_to_cpu(READ_ONCE(*smartio_msg_area_u32(chan, SMARTIO_MSG_AREA_HEAD)));
 	u32 ack = le32_to_cpu(READ_ONCE(*smartio_msg_area_u32(chan, SMARTIO_MSG_AREA_ACK)));
+	bool unread = head != READ_ONCE(chan->rx_tail);
 
-	if (head != chan->alive_head || ack != chan->alive_ack ||
-	    head != READ_ONCE(chan->rx_tail))
+	if (head != chan->alive_head || ack != chan->alive_ack || unread)
 		chan->alive_heard = jiffies;
 	chan->alive_head = head;
 	chan->alive_ack = ack;
 	/* Keepalives ring no doorbell: read them now, with what came after. */
-	if (head != READ_ONCE(chan->rx_tail))
+	if (unread)
 		queue_work(system_highpri_wq, &ad->msg_work);
 
 	/* A full ring (a peer that stopped reading) takes nothing: no matter. */
