@@ -147,10 +147,10 @@ check-slow: vm-image
 # way as vm-image's. tests/check debug runs the tests (TESTS: only these).
 DEBUG_TREE := $(BUILD)/debug/tree
 check-debug: deps
+	@mkdir -p $(DEBUG_TREE)
 	scripts/debug-kernel image >/dev/null
 	scripts/build-qemu >$(BUILD)/qemu.tmp
 	@mv $(BUILD)/qemu.tmp $(BUILD)/qemu
-	@mkdir -p $(DEBUG_TREE)
 	git ls-files -z -co --exclude-standard | \
 		tar -c --null -T - --ignore-failed-read | tar -x -C $(DEBUG_TREE)
 	$(MAKE) -C $(DEBUG_TREE) KDIR=$$(scripts/debug-kernel headers) modules programs
