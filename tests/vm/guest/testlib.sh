@@ -98,6 +98,17 @@ ntb_unload() {
 	esac
 }
 
+# phase_begin NAME, phase_end NAME: the script is in phase NAME between
+# the two, as the kernel log shows (tests/vm/run): an allowance of
+# test.conf written allow.N@NAME holds for faults logged in it alone.
+phase_begin() {
+	echo "<6>vmtest: phase $1 begins" >/dev/kmsg
+}
+
+phase_end() {
+	echo "<6>vmtest: phase $1 ends" >/dev/kmsg
+}
+
 # wait_until SECONDS COMMAND...: polls COMMAND every 0.2 s; fails when it
 # has not succeeded in time.
 wait_until() {
