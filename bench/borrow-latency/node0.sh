@@ -10,9 +10,11 @@
 # costs (about.md).
 set -eu
 # shellcheck source=../lib/result.sh
-. ./result.sh
-. ./lend.sh
-. ./counters.sh
+. /usr/local/lib/vmbench/result.sh
+# shellcheck source=../../tests/vm/guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
+# shellcheck source=../lib/counters.sh
+. /usr/local/lib/vmbench/counters.sh
 
 reps=5
 bench_smoke && reps=1

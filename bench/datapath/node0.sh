@@ -7,9 +7,11 @@
 # Prints "result:" lines; fails only if borrowing or the I/O fails.
 set -eu
 # shellcheck source=../lib/result.sh
-. ./result.sh
-. ./lend.sh
-. ./counters.sh
+. /usr/local/lib/vmbench/result.sh
+# shellcheck source=../../tests/vm/guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
+# shellcheck source=../lib/counters.sh
+. /usr/local/lib/vmbench/counters.sh
 
 secs=30
 bench_smoke && secs=3

@@ -4,8 +4,10 @@
 # The lender of the data-path benchmark: lends its NVMe, and counts its
 # fabric messages, interrupts and busy CPU time while node 1 runs fio on it.
 set -eu
-. ./lend.sh
-. ./counters.sh
+# shellcheck source=../../tests/vm/guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
+# shellcheck source=../lib/counters.sh
+. /usr/local/lib/vmbench/counters.sh
 
 lend_nvme
 vmctl barrier available

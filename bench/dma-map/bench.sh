@@ -5,10 +5,10 @@
 # helpers (lend.sh), how to report, and the benchmark module's debugfs
 # file.
 
-# shellcheck source=../../tests/vm/lend-devices/lend.sh
-. ./lend.sh
+# shellcheck source=../../tests/vm/guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 # shellcheck source=../lib/result.sh
-. ./result.sh
+. /usr/local/lib/vmbench/result.sh
 
 bench_file=/sys/kernel/debug/smartio_dma_bench/run
 

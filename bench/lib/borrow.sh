@@ -3,8 +3,7 @@
 #
 # What the borrowing benchmarks time and weigh on a node: how long until a
 # borrowed NVMe's block device is there, memory, and smartio's windows in
-# use. Linked into the bench/NAME/ that use it; result.sh and lend.sh
-# come first.
+# use. result.sh and lend.sh come first.
 
 # ready_after START BDF: ms from START (now_ns) until the NVMe controller
 # BDF has a block device, polling every 10 ms; fails after 60 s (by the

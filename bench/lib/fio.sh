@@ -3,8 +3,7 @@
 #
 # The NVMe benchmarks' workload (nvme, nvmeof): fio 4 KiB random reads,
 # direct, between 64 and 192 MiB of a block device, and what they read
-# from fio's JSON. Linked into each bench/NAME/ that runs it; needs
-# testlib.sh's fail and result.sh.
+# from fio's JSON. Needs testlib.sh's fail and result.sh.
 
 # json_first KEY: the first number of "KEY" : N in fio's JSON (the read
 # side's, which fio prints first).

@@ -2,7 +2,8 @@
 # shellcheck shell=sh
 #
 # How a benchmark's nodes report (bench/run collects the lines), and what
-# they need to size and time themselves. Linked into each bench/NAME/.
+# they need to size and time themselves. In every node's image, as
+# /usr/local/lib/vmbench/result.sh (tests/vm/mkinitramfs).
 
 # bench_smoke: true in a smoke run (bench/run --smoke), whose sizes and
 # durations are tiny: it proves the benchmark works, not how fast.

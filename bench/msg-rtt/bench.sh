@@ -7,7 +7,7 @@
 # shellcheck source=../../tests/vm/guest/testlib.sh
 . /usr/local/lib/vmtest/testlib.sh
 # shellcheck source=../lib/result.sh
-. ./result.sh
+. /usr/local/lib/vmbench/result.sh
 
 joined() {
 	grep -q "^  peer [0-9]* port [0-9]* node $1 joined\$" /sys/kernel/debug/smartio/adapters

@@ -10,10 +10,11 @@
 # (about.md).
 set -eu
 # shellcheck source=../lib/result.sh
-. ./result.sh
+. /usr/local/lib/vmbench/result.sh
 # shellcheck source=../lib/fio.sh
-. ./fio.sh
-. ./lend.sh
+. /usr/local/lib/vmbench/fio.sh
+# shellcheck source=../../tests/vm/guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 . ./pair.sh
 
 secs=20

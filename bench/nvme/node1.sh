@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The lender of the NVMe benchmarks (nvme, borrow-latency): lends its NVMe
-# until node 1 has returned it for good.
+# The lender of the nvme benchmark: lends its NVMe until node 1 has
+# returned it for good.
 set -eu
-. ./lend.sh
+# shellcheck source=../../tests/vm/guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 lend_nvme
 vmctl barrier available

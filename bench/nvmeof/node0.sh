@@ -8,10 +8,11 @@
 # node 2's busy CPU time per I/O, and lending/NVMe-oF ratios (about.md).
 set -eu
 # shellcheck source=../lib/result.sh
-. ./result.sh
+. /usr/local/lib/vmbench/result.sh
 # shellcheck source=../lib/fio.sh
-. ./fio.sh
-. ./lend.sh
+. /usr/local/lib/vmbench/fio.sh
+# shellcheck source=../../tests/vm/guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 # shellcheck source=./nvmeof.sh
 . ./nvmeof.sh
 

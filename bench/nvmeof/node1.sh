@@ -7,12 +7,13 @@
 # (about.md).
 set -eu
 # shellcheck source=../lib/result.sh
-. ./result.sh
+. /usr/local/lib/vmbench/result.sh
 # shellcheck source=../lib/fio.sh
-. ./fio.sh
-. ./lend.sh
-# shellcheck source=../datapath/counters.sh
-. ./counters.sh
+. /usr/local/lib/vmbench/fio.sh
+# shellcheck source=../../tests/vm/guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
+# shellcheck source=../lib/counters.sh
+. /usr/local/lib/vmbench/counters.sh
 # shellcheck source=./nvmeof.sh
 . ./nvmeof.sh
 

@@ -6,11 +6,11 @@
 # their fdids.
 
 # shellcheck source=../lib/result.sh
-. ./result.sh
-# shellcheck source=../../tests/vm/lend-devices/lend.sh
-. ./lend.sh
+. /usr/local/lib/vmbench/result.sh
+# shellcheck source=../../tests/vm/guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 # shellcheck source=../lib/borrow.sh
-. ./borrow.sh
+. /usr/local/lib/vmbench/borrow.sh
 
 # shellcheck disable=SC2034 # the node scripts' (they source this)
 if bench_smoke; then count=4; else count=64; fi

@@ -10,10 +10,11 @@
 # listing, borrow, read or return fails.
 set -eu
 # shellcheck source=../lib/result.sh
-. ./result.sh
-. ./lend.sh
+. /usr/local/lib/vmbench/result.sh
+# shellcheck source=../../tests/vm/guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 # shellcheck source=../lib/borrow.sh
-. ./borrow.sh
+. /usr/local/lib/vmbench/borrow.sh
 
 leaves=$((NODES - 1))
 # Every adapter of this node is node 1 (by their ports they would be 12

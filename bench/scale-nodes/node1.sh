@@ -6,7 +6,8 @@
 # before it lends; this one then lends its NVMe until node 1 has returned
 # it.
 set -eu
-. ./lend.sh
+# shellcheck source=../../tests/vm/guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 for k in $(seq $((NODES - 1))); do
 	vmctl barrier "join.$k"

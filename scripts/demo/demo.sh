@@ -5,13 +5,13 @@
 # NVMe and node 1 drives it with Linux's stock nvme driver, then its SATA
 # controller, which node 1's stock ahci driver drives (node0.sh, the
 # borrower; node1.sh, the lender). What both nodes share: the lending
-# tests' helpers (linked here, not copied, so the demo does what the tests
-# check) and the story's voice. Any failed step ends the script with a
+# tests' helpers (the image's, tests/vm/guest/, so the demo does what the
+# tests check) and the story's voice. Any failed step ends the script with a
 # "FAIL:" line, and make demo with it.
 set -eu
 
-# shellcheck source=../../tests/vm/lend-devices/lend.sh
-. ./lend.sh
+# shellcheck source=../../tests/vm/guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 # say TEXT: one line of the story, in this node's role (ROLE: borrower or
 # lender; smartio numbers the nodes from 1, the console from 0).

@@ -8,7 +8,8 @@
 # Node 2's IOMMU faults on those (test.conf expects it) and its memory
 # does not change; the granted segment still takes writes afterwards.
 set -eu
-. ./segment.sh
+# shellcheck source=../guest/segment.sh
+. /usr/local/lib/vmtest/segment.sh
 
 load_fabric
 wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }

@@ -5,7 +5,8 @@
 # of known content, and checks that node 1's writes outside its grant
 # changed neither and faulted in its IOMMU.
 set -eu
-. ./segment.sh
+# shellcheck source=../guest/segment.sh
+. /usr/local/lib/vmtest/segment.sh
 
 faults() {
 	log_count 'DMAR:.*fault addr'

@@ -6,7 +6,8 @@
 # node_id=5,5 both refuse the duplicate node id and nothing joins; loaded
 # before the NTB driver, it finds the adapters as they come.
 set -eu
-. ./fabric.sh
+# shellcheck source=../guest/fabric.sh
+. /usr/local/lib/vmtest/fabric.sh
 
 ntb_load
 modprobe smartio_ntb

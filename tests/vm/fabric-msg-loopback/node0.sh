@@ -6,7 +6,8 @@
 # of four endless pings to node 2, which all fail with ENOTCONN less than a
 # second after the link went down; bound again, the channel works again.
 set -eu
-. ./msg.sh
+# shellcheck source=../guest/msg.sh
+. /usr/local/lib/vmtest/msg.sh
 
 ntb_load
 modprobe smartio_ntb

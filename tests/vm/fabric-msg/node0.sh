@@ -6,7 +6,8 @@
 # ENOTCONN less than a second after the link went down; when node1 is back
 # the channel works again.
 set -eu
-. ./msg.sh
+# shellcheck source=../guest/msg.sh
+. /usr/local/lib/vmtest/msg.sh
 
 ntb_load
 # Node ids by node, not by port number: ntb_hw_switchtec numbers every

@@ -3,7 +3,8 @@
 #
 # Node 2 answers node0's pings until node0 kills it, then boots again.
 set -eu
-. ./msg.sh
+# shellcheck source=../guest/msg.sh
+. /usr/local/lib/vmtest/msg.sh
 
 ntb_load
 # Node ids by node, not by port number: ntb_hw_switchtec numbers every

@@ -9,7 +9,8 @@
 # with an extended-ack message and change nothing; a duplicate node id is
 # repaired with "adapter set".
 set -eu
-. ./fabric.sh
+# shellcheck source=../guest/fabric.sh
+. /usr/local/lib/vmtest/fabric.sh
 
 both_joined() {
 	joined 1 && joined 2

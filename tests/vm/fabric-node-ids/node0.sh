@@ -9,7 +9,8 @@
 # often its doorbell rings, and is not answered (VM 1 never reads its
 # epoch acknowledged), so nothing joins. A hello claiming node 2 joins.
 set -eu
-. ./fabric.sh
+# shellcheck source=../guest/fabric.sh
+. /usr/local/lib/vmtest/fabric.sh
 
 refusals() {
 	log_count "adapter 0: refusing port 1: its node id $1 $2"

@@ -5,7 +5,8 @@
 # it sees node 2 join, leave and rejoin when node1 reloads smartio_ntb,
 # leave when node1 is killed, and join as node 7 when node1 boots again.
 set -eu
-. ./fabric.sh
+# shellcheck source=../guest/fabric.sh
+. /usr/local/lib/vmtest/fabric.sh
 
 ntb_load
 modprobe smartio_ntb

@@ -4,7 +4,8 @@
 # The peer: joins as node 2, reloads smartio_ntb (so that it loads after
 # node0 this time), is killed by node0, and boots again as node 7.
 set -eu
-. ./fabric.sh
+# shellcheck source=../guest/fabric.sh
+. /usr/local/lib/vmtest/fabric.sh
 
 ntb_load
 

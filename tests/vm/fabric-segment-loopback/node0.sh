@@ -7,7 +7,8 @@
 # all of it, which node 2's memory then holds; edu copies 2 KiB into it by
 # DMA at the map-for-device address. An unprivileged user changes nothing.
 set -eu
-. ./segment.sh
+# shellcheck source=../guest/segment.sh
+. /usr/local/lib/vmtest/segment.sh
 
 load_fabric
 both_joined() {

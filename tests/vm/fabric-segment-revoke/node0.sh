@@ -7,7 +7,8 @@
 # names the cases): the process gets SIGBUS within 30 s, the connection
 # is listed lost, nothing oopses. The windows onto node 2 are idle after.
 set -eu
-. ./segment.sh
+# shellcheck source=../guest/segment.sh
+. /usr/local/lib/vmtest/segment.sh
 
 load_fabric
 wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }

@@ -7,7 +7,8 @@
 # or unbinds its own NTB (the segments of its adapter go), or node 1
 # unbinds its NTB (node 1 leaves: segment 8 has no user any more).
 set -eu
-. ./segment.sh
+# shellcheck source=../guest/segment.sh
+. /usr/local/lib/vmtest/segment.sh
 
 load_fabric
 wait_until 30 joined 1 || { show_adapters; fail "node 1 never joined"; }

@@ -8,7 +8,8 @@
 # the NTB layer's map-for-device gave its driver (smartio_edu_test): no
 # CPU copies the data; node1 checks it.
 set -eu
-. ./segment.sh
+# shellcheck source=../guest/segment.sh
+. /usr/local/lib/vmtest/segment.sh
 
 load_fabric
 wait_until 30 joined 2 || { show_adapters; fail "node 2 never joined"; }

@@ -5,7 +5,8 @@
 # unprivileged user can change nothing, and compares the checksum of what
 # node 1 wrote with the one node 1 computed.
 set -eu
-. ./segment.sh
+# shellcheck source=../guest/segment.sh
+. /usr/local/lib/vmtest/segment.sh
 
 load_fabric
 wait_until 30 joined 1 || { show_adapters; fail "node 1 never joined"; }

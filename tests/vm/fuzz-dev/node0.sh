@@ -12,8 +12,10 @@
 # noise); node 1 then fills a segment of node 2's, node 2 finds the same
 # data in it, and node 1 fills one of its own.
 set -eu
-. ./segment.sh
-. ./fuzz.sh
+# shellcheck source=../guest/segment.sh
+. /usr/local/lib/vmtest/segment.sh
+# shellcheck source=../guest/fuzz.sh
+. /usr/local/lib/vmtest/fuzz.sh
 
 peer=$((3 - NODE_ID))
 load_fabric

@@ -12,8 +12,10 @@
 # through its own driver. Each node then holds the windows and pages it
 # held before, and no more kernel objects (but noise).
 set -eu
-. ./lend.sh
-. ./fuzz.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
+# shellcheck source=../guest/fuzz.sh
+. /usr/local/lib/vmtest/fuzz.sh
 . ./netlink.sh
 
 borrower_ready

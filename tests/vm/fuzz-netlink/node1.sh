@@ -5,8 +5,10 @@
 # node 1 did (see node0.sh); then lends it again, and reads back what
 # node 1 wrote to it.
 set -eu
-. ./lend.sh
-. ./fuzz.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
+# shellcheck source=../guest/fuzz.sh
+. /usr/local/lib/vmtest/fuzz.sh
 . ./netlink.sh
 
 lend_nvme

@@ -15,8 +15,10 @@
 # Cases: "wire", and "config", in which the random config writes reach
 # node 2's NVMe while node 1 holds it.
 set -eu
-. ./lend.sh
-. ./fuzz.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
+# shellcheck source=../guest/fuzz.sh
+. /usr/local/lib/vmtest/fuzz.sh
 
 case $CASE in
 wire) config=0 ;;

@@ -8,8 +8,10 @@
 # same windows and pages as before and at most 2000 more kernel objects
 # (noise, not one per message); then it lends and borrows.
 set -eu
-. ./lend.sh
-. ./fuzz.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
+# shellcheck source=../guest/fuzz.sh
+. /usr/local/lib/vmtest/fuzz.sh
 
 # borrow_nvme FDID: borrows FDID, an NVMe, and waits for its block device.
 borrow_nvme() {

@@ -1,10 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 #
-# Helpers for VM test scripts, in every node's image. Source it with
+# Helpers for VM test scripts, in every node's image (tests/vm/mkinitramfs
+# installs tests/vm/guest/*.sh in /usr/local/lib/vmtest/: this and the
+# helpers more than one test shares). Source it with
 #
 #	# shellcheck source=../guest/testlib.sh
 #	. /usr/local/lib/vmtest/testlib.sh
+#
+# (from a benchmark, source=../../tests/vm/guest/testlib.sh). Helpers here
+# that source each other name the file from the top of the tree
+# (source=tests/vm/guest/NAME.sh), which shellcheck, run there by
+# tests/check, finds whatever directory the script it checks is in.
 
 # fail MESSAGE: the script's one clear failure line, and its end.
 fail() {

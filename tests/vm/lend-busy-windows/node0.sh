@@ -9,7 +9,8 @@
 # Lending needs no claim on this side: node 2 borrows node 1's NVMe, and
 # its data crosses.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 modprobe nvme
 ntb_load reserve_window_bars=1

@@ -5,7 +5,8 @@
 # borrows node 1's (fdid 10000) through its own, unreserved windows: data
 # written there reads back, and the device goes back.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 load_lend
 wait_until 30 joined 1 || { show_adapters; fail "node 1 never joined"; }

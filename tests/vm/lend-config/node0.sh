@@ -12,7 +12,8 @@
 # here. Then node 1 resets the NVMe (FLR, a reset on node 2), and its nvme
 # driver writes and reads data again.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 . ./config.sh
 
 # nvme_io DEV: 16 MiB of random data written to DEV and read back the

@@ -11,7 +11,8 @@
 # they were, and once it is back, this node's nvme driver reads what node
 # 1 wrote after the reset.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 . ./config.sh
 
 # snapshot BDF: the registers node 1 writes, as this node reads them.

@@ -6,7 +6,8 @@
 # windows, the IOVA window nor unreclaimable slab memory grow: measured
 # after the tenth cycle (caches warm) and after the last.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 CYCLES=100
 

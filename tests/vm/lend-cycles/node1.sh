@@ -3,7 +3,8 @@
 #
 # Node 2 lends its NVMe to node 1 for the cycles.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 lend_nvme
 vmctl barrier available

@@ -4,7 +4,8 @@
 # Node 1 sees node 2's NVMe in its device list as node 2 changes it, can
 # show it by fdid, and cannot change another node's device.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 borrower_ready
 vmctl barrier added

@@ -8,7 +8,8 @@
 # to the lender's stub driver, unavailable gives it back to nvme with its
 # data intact; node 1 sees all of it in its own list.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 load_lend
 wait_until 30 joined 1 || { show_adapters; fail "node 1 never joined"; }

@@ -5,7 +5,7 @@
 # 1), the lender (node 2) and the impostor (which claims node id 1): the
 # lender lends its NVMe, fdid 20000, and the victim borrows it.
 
-# shellcheck source=../lend-devices/lend.sh
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 fdid=20000

@@ -15,8 +15,8 @@
 #            without MSI-X
 #   PCI_ID   vendor:device of what the qemu file puts at LENT_BDF on node 2
 
-# shellcheck source=../lend-devices/lend.sh
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 # kind_fail MESSAGE: the one failure line, naming the case (kind and IOMMU
 # mode), so that a matrix of failures reads at a glance.

@@ -10,8 +10,8 @@
 # and 16 MiB of random data each way, through busybox nc, compared by md5.
 # Namespaces are named by a process in them: 1 for the initial one.
 
-# shellcheck source=../ntb-clients/ntb.sh
-. ./ntb.sh
+# shellcheck source=../guest/ntb-clients.sh
+. /usr/local/lib/vmtest/ntb-clients.sh
 
 PEER_MAC=52:54:00:5a:00:02
 BORROWER_IP=10.0.0.1

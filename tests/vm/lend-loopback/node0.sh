@@ -7,7 +7,8 @@
 # random data go through the shadow and fio runs; once returned and given
 # back to its own driver, the NVMe holds the same data.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 borrower_dma_window iommu
 loopback_ready

@@ -9,7 +9,8 @@
 # runner checks), and borrowing the dead device fails with one clear
 # message; once node 2 is back without lending it, the device is unknown.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 borrower_dma_window iommu
 borrower_ready

@@ -4,7 +4,8 @@
 # Node 2 lends its NVMe to node 1, reclaims it, lends it again until its
 # VM is killed; then boots again and lends nothing.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 load_lend
 wait_until 60 joined 1 || { show_adapters; fail "node 1 never joined"; }

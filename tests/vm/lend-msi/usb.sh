@@ -5,8 +5,8 @@
 # nec-usb-xhci with MSI-X off: an MSI capability only) with a USB tablet
 # behind it, and their driver.
 
-# shellcheck source=../lend-devices/lend.sh
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 load_usb() {
 	modprobe xhci_pci

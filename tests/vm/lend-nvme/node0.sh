@@ -9,7 +9,8 @@
 # device is returned and its block device goes. Node 2 then reads the same
 # data through its own driver. Bad input gets one clear message each.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 . ./dma-window.sh
 . ./device.sh
 

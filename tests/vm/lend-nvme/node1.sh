@@ -5,7 +5,8 @@
 # back, and reads what node 1 wrote through its own driver, on interrupts
 # of the kind device.sh names.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 . ./device.sh
 
 load_lend

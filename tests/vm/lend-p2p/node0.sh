@@ -15,7 +15,8 @@
 # and near address 0), is stopped by node 2's IOMMU (a DMAR fault there,
 # test.conf), and node 2 finds the page unchanged (node1.sh).
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 # bar_phys BDF N: the CPU physical address of BAR N of BDF, in hex.
 bar_phys() {

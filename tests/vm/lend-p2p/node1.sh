@@ -9,7 +9,8 @@
 # our IOMMU stops both, with a fault for the edu at each address, and the
 # page holds what it held.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 load_lend
 wait_until 30 joined 1 || { show_adapters; fail "node 1 never joined"; }

@@ -7,7 +7,8 @@
 # a virtio function without VIRTIO_F_ACCESS_PLATFORM. A modern virtio
 # function that offers it is accepted.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 # refused BDF WHY: "device add BDF" fails with one line saying WHY, and the
 # device list is as it was.

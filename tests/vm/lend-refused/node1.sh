@@ -4,7 +4,8 @@
 # Node 2 lends its NVMe (fdid 20000) to node 1, whose refused adds must not
 # show here either.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 lend_nvme
 before=$(smartioctl device list | sed "/^20000:/d")

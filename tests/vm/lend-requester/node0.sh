@@ -8,7 +8,8 @@
 # (its DMA into our memory no longer crosses node 2's NTB), and it can
 # still be returned.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 borrower_ready
 vmctl barrier ready

@@ -11,7 +11,8 @@
 #
 # The lender's QEMU logs the NVMe's dropped requests (test.conf).
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 . ./requester.sh
 
 lend_nvme

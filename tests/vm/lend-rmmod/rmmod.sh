@@ -16,8 +16,8 @@
 # users are still loaded is refused, so that any other order comes down
 # to them.
 
-# shellcheck source=../lend-devices/lend.sh
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 # shellcheck disable=SC2034 # the node scripts'
 UNLOADER=${CASE%%-*}

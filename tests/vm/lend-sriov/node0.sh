@@ -7,7 +7,8 @@
 # it and read back the same; the function is returned and its block
 # device goes.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 borrower_ntb_identity
 borrower_ready

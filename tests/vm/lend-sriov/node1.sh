@@ -6,7 +6,8 @@
 # lends it to node 1; the physical function stays with node 2's nvme
 # driver and writes and reads back its own namespace all the while.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 # The primary controller is 0, its virtual function's controller 1.
 VF_CNTLID=1

@@ -4,8 +4,8 @@
 # Helpers of lend-stopped: a node's peer timeout (smartio_ntb's
 # peer_timeout_ms) and the loss of a stopped node within it.
 
-# shellcheck source=../lend-devices/lend.sh
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 timeout_param=/sys/module/smartio_ntb/parameters/peer_timeout_ms
 

@@ -4,8 +4,8 @@
 # Helpers for lend-three, whose VMs 0, 1 and 2 are nodes 1, 2 and 3: node 2
 # lends its NVMe, fdid 20000; nodes 1 and 3 borrow it.
 
-# shellcheck source=../lend-devices/lend.sh
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 fdid=20000
 

@@ -6,7 +6,8 @@
 # different random data each and read it back, and run fio at the same
 # time; both are returned.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 borrower_ready
 wait_until 30 test -b /dev/nvme1n1 || fail "no local NVMe block devices"

@@ -3,7 +3,8 @@
 #
 # Node 2 lends both its NVMe functions to node 1 at once.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 load_lend
 wait_until 30 joined 1 || { show_adapters; fail "node 1 never joined"; }

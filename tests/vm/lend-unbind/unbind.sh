@@ -3,6 +3,6 @@
 #
 # Helpers of lend-unbind: fio that runs until an I/O of it fails.
 
-# shellcheck source=../lend-devices/lend.sh
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 

@@ -12,7 +12,8 @@
 # time. With the default, root borrows, uses and returns the NVMe while
 # two users list in a loop.
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 cache_ms=/sys/module/smartio/parameters/device_cache_ms
 

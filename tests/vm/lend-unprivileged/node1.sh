@@ -4,7 +4,8 @@
 # Node 2 lends its NVMe (fdid 20000), makes it unavailable and available
 # again while node 1 checks what its unprivileged users are told (node0.sh).
 set -eu
-. ./lend.sh
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 lend_nvme
 vmctl barrier available

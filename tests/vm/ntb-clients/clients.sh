@@ -4,7 +4,8 @@
 # ntb_pingpong counts up, ntb_perf completes and reports a throughput, and
 # ntb_netdev carries a ping and a 16 MiB transfer with matching checksum.
 set -eu
-. ./ntb.sh
+# shellcheck source=../guest/ntb-clients.sh
+. /usr/local/lib/vmtest/ntb-clients.sh
 
 peer=$((1 - NODE))
 modprobe ntb_hw_smartio

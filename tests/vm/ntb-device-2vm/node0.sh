@@ -5,7 +5,8 @@
 # gone and comes back (reconnect); then node1 powers off and
 # node0 must see the link go down and read all-ones, without hanging.
 set -e
-. ./sntb.sh
+# shellcheck source=../guest/sntb-regs.sh
+. /usr/local/lib/vmtest/sntb-regs.sh
 
 # shellcheck disable=SC2046 # sysfs paths have no spaces
 set -- $(sntb_devices)

@@ -3,7 +3,8 @@
 # The connecting side of ntb-device-2vm. Boot 1 is killed by node0 (a power
 # cut); boot 2 reconnects and then powers off.
 set -e
-. ./sntb.sh
+# shellcheck source=../guest/sntb-regs.sh
+. /usr/local/lib/vmtest/sntb-regs.sh
 
 # shellcheck disable=SC2046 # sysfs paths have no spaces
 set -- $(sntb_devices)

@@ -10,8 +10,10 @@
 # the same DMAs change nothing on node1 and read all-ones. First, local edu
 # DMAs (RAM -> buffer -> RAM) prove the engine itself.
 set -e
-. ./sntb.sh
-. ./dma.sh
+# shellcheck source=../guest/sntb-regs.sh
+. /usr/local/lib/vmtest/sntb-regs.sh
+# shellcheck source=../guest/dma.sh
+. /usr/local/lib/vmtest/dma.sh
 
 # shellcheck disable=SC2046 # sysfs paths have no spaces
 set -- $(sntb_devices)

@@ -6,8 +6,10 @@
 # around it untouched, and that a write through a LUT slot without VALID
 # did not arrive at all.
 set -e
-. ./sntb.sh
-. ./dma.sh
+# shellcheck source=../guest/sntb-regs.sh
+. /usr/local/lib/vmtest/sntb-regs.sh
+# shellcheck source=../guest/dma.sh
+. /usr/local/lib/vmtest/dma.sh
 
 # shellcheck disable=SC2046 # sysfs paths have no spaces
 set -- $(sntb_devices)

@@ -5,7 +5,8 @@
 # translation, LUT with outbound translation, accesses that lead back into
 # an aperture, and all-ones once the link is down.
 set -e
-. ./sntb.sh
+# shellcheck source=../guest/sntb-regs.sh
+. /usr/local/lib/vmtest/sntb-regs.sh
 
 # shellcheck disable=SC2046 # sysfs paths have no spaces
 set -- $(sntb_devices)

@@ -5,7 +5,8 @@
 # never mapped for its NTB. node1's NTB performs the write as a requester
 # behind node1's IOMMU, which must block it and report a fault (node1.sh).
 set -eu
-. ./ntb.sh
+# shellcheck source=../guest/ntb-clients.sh
+. /usr/local/lib/vmtest/ntb-clients.sh
 
 modprobe ntb_hw_smartio use_lut_mws=1
 ntb_tool_up

@@ -3,7 +3,8 @@
 # The receiving side: the write node0 aims at unmapped memory must be
 # stopped by this node's IOMMU, not land.
 set -eu
-. ./ntb.sh
+# shellcheck source=../guest/ntb-clients.sh
+. /usr/local/lib/vmtest/ntb-clients.sh
 
 modprobe ntb_hw_smartio
 modprobe ntb_tool

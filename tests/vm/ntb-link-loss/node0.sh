@@ -5,7 +5,8 @@
 # link go down promptly, stops its clients cleanly, and gets the link back
 # when node1 has booted again.
 set -eu
-. ./ntb.sh
+# shellcheck source=../guest/ntb-clients.sh
+. /usr/local/lib/vmtest/ntb-clients.sh
 
 modprobe ntb_hw_smartio
 port=$(ntb_ports)

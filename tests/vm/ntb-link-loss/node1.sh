@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The victim: receives traffic until node0 kills it, then boots again.
 set -eu
-. ./ntb.sh
+# shellcheck source=../guest/ntb-clients.sh
+. /usr/local/lib/vmtest/ntb-clients.sh
 
 modprobe ntb_hw_smartio
 port=$(ntb_ports)

@@ -9,8 +9,8 @@ set -eu
 
 # shellcheck source=../guest/testlib.sh
 . /usr/local/lib/vmtest/testlib.sh
-# shellcheck source=ntbtest.sh
-. ./ntbtest.sh
+# shellcheck source=../guest/ntb-selftest.sh
+. /usr/local/lib/vmtest/ntb-selftest.sh
 
 # PCI probing is synchronous: both NTB devices exist once this returns.
 modprobe ntb_hw_smartio

@@ -11,8 +11,10 @@
 # (requester-entries=0), forwards the CPUs and edu alike. Doorbells, which
 # the table does not check, mark when a write would have arrived.
 set -e
-. ./sntb.sh
-. ./dma.sh
+# shellcheck source=../guest/sntb-regs.sh
+. /usr/local/lib/vmtest/sntb-regs.sh
+# shellcheck source=../guest/dma.sh
+. /usr/local/lib/vmtest/dma.sh
 
 # shellcheck disable=SC2046 # sysfs paths have no spaces
 set -- $(sntb_devices)

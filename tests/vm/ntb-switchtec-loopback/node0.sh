@@ -13,8 +13,8 @@ set -eu
 
 # shellcheck source=../guest/testlib.sh
 . /usr/local/lib/vmtest/testlib.sh
-# shellcheck source=../ntb-loopback/ntbtest.sh
-. ./ntbtest.sh
+# shellcheck source=../guest/ntb-selftest.sh
+. /usr/local/lib/vmtest/ntb-selftest.sh
 # shellcheck source=partop.sh
 . ./partop.sh
 

@@ -6,7 +6,8 @@
 # vectors short with fewer doorbells (logged), and every adapter joins its
 # loopback peer (smartio_ntb needs two doorbells).
 set -eu
-. ./fabric.sh
+# shellcheck source=../guest/fabric.sh
+. /usr/local/lib/vmtest/fabric.sh
 
 modprobe ntb_hw_smartio
 modprobe smartio_ntb

@@ -1,1 +1,0 @@
-../datapath/counters.sh

@@ -1,1 +1,0 @@
-../../tests/vm/lend-devices/lend.sh

@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# What the benchmarks count on a node (datapath, borrow-latency, nvmeof),
+# as "NAME VALUE" lines: fabric control messages (sent and received, all
+# peers: smartio_ntb's counters), interrupts of the NTB's vectors, all
+# device interrupts (numbered lines of /proc/interrupts, on every CPU),
+# and busy CPU time (every state but idle and iowait) in ms.
+counters() {
+	awk '/^    messages sent/ { m += $3 + $5 } END { print "messages", m + 0 }' \
+		/sys/kernel/debug/smartio/adapters
+	awk 'NR > 1 && $1 ~ /^[0-9]+:$/ {
+		n = 0
+		for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i
+		all += n
+		if ($NF ~ /-(db[0-9]+|link)$/) ntb += n
+	} END { print "ntb_irqs", ntb + 0; print "device_irqs", all + 0 }' /proc/interrupts
+	echo "cpu_ms $(cpu_ms)"
+}
+
+# cpu_ms: busy CPU time since boot, all CPUs, in ms (every state but idle
+# and iowait; USER_HZ is 100, so its resolution is 10 ms). Shell builtins
+# only: under TCG a process start costs tens of milliseconds, which would
+# count as busy time in the span being measured.
+cpu_ms() {
+	read -r _ cpu_user cpu_nice cpu_system _ _ cpu_irq cpu_softirq cpu_steal _ </proc/stat
+	echo $(((cpu_user + cpu_nice + cpu_system + cpu_irq + cpu_softirq + cpu_steal) * 10))
+}
+
+# counter_delta BEFORE AFTER NAME: how much counter NAME grew.
+counter_delta() {
+	b=$(echo "$1" | awk -v n="$3" '$1 == n { print $2 }')
+	a=$(echo "$2" | awk -v n="$3" '$1 == n { print $2 }')
+	echo $((a - b))
+}

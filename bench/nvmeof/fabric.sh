@@ -1,1 +1,0 @@
-../../tests/vm/fabric-nodes/fabric.sh

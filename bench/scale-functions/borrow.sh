@@ -1,1 +1,0 @@
-../lib/borrow.sh

@@ -1,1 +1,0 @@
-../../tests/vm/ntb-clients/ntb.sh

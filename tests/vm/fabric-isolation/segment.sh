@@ -1,1 +1,0 @@
-../fabric-segment/segment.sh

@@ -1,1 +1,0 @@
-../fabric-msg/msg.sh

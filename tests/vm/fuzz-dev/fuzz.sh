@@ -1,1 +1,0 @@
-../fuzz-netlink/fuzz.sh

@@ -1,1 +1,0 @@
-../ntb-clients/ntb.sh

@@ -1,1 +1,0 @@
-../lend-devices/lend.sh

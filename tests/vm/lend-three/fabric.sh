@@ -1,1 +1,0 @@
-../fabric-nodes/fabric.sh

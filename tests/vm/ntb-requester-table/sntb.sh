@@ -1,1 +1,0 @@
-../ntb-device/sntb.sh

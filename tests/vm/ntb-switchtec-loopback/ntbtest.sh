@@ -1,1 +1,0 @@
-../ntb-loopback/ntbtest.sh
