@@ -16,6 +16,7 @@
 #include "smartio/lend.h"
 #include "smartio/le.h"
 #include "smartio/ntb.h"
+#include "smartio/pci_config.h"
 
 /* Name of the lender's stub driver, which holds available functions. */
 #define SMARTIO_LENDER_DRIVER	"smartio-lender"
@@ -167,42 +168,6 @@ struct smartio_reset_req {
 
 #define SMARTIO_SHADOW_CONFIG_SIZE	PCI_CFG_SPACE_EXP_SIZE
 
-/* Capabilities a layout holds at most; a function has a few. */
-#define SMARTIO_CONFIG_MAX_CAPS		64
-
-/**
- * struct smartio_config_cap - Where a capability is in config space.
- * @start: Its offset.
- * @len: Its length, never past the next capability or its space's end.
- * @id: Its capability id (standard or extended).
- * @ext: It is an extended capability.
- */
-struct smartio_config_cap {
-	u16 start;
-	u16 len;
-	u16 id;
-	bool ext;
-};
-
-/**
- * struct smartio_config_layout - A function's config space as the lender
- *	has it: what config.c's permissions apply to. Built from a copy of
- *	it, the lender's own (at the borrow) and the borrower's (from what
- *	the lender sent).
- * @size: Bytes of config space: 256, or 4096 with extended space.
- * @pm: Offset of the power management capability, 0 if none.
- * @exp: Offset of the PCI Express capability, 0 if none.
- * @nr_caps: Capabilities in @caps.
- * @caps: Each capability, standard then extended, in list order.
- */
-struct smartio_config_layout {
-	u16 size;
-	u16 pm;
-	u16 exp;
-	u16 nr_caps;
-	struct smartio_config_cap caps[SMARTIO_CONFIG_MAX_CAPS];
-};
-
 /*
  * Registers the lender's function changes on its own, which the shadow
  * reads from the lender where its reader may sleep (config.c): status,
@@ -320,8 +285,6 @@ smartio_shadow_of_bus(const struct pci_bus *bus)
 #define SMARTIO_SHADOW_WARNED_MSI	1
 
 /* config.c */
-void smartio_config_layout_build(struct smartio_config_layout *l,
-				 const u8 *cfg, u16 size);
 int smartio_config_lend(struct pci_dev *pdev,
 			struct smartio_config_layout *layout,
 			struct smartio_borrow_resp *resp);

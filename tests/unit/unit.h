@@ -14,6 +14,7 @@ Suite *pci_addr_suite(void);
 Suite *window_suite(void);
 Suite *msg_suite(void);
 Suite *ring_suite(void);
+Suite *pci_config_suite(void);
 Suite *args_suite(void);
 
 #endif /* _SMARTIO_TESTS_UNIT_H */

@@ -18,6 +18,7 @@ int main(void)
 	srunner_add_suite(sr, window_suite());
 	srunner_add_suite(sr, msg_suite());
 	srunner_add_suite(sr, ring_suite());
+	srunner_add_suite(sr, pci_config_suite());
 	srunner_add_suite(sr, args_suite());
 
 	srunner_run_all(sr, CK_VERBOSE);
