@@ -2,7 +2,8 @@
 #
 # smartio top-level build.
 #
-#   make            kernel modules (against KDIR) and userspace programs
+#   make            kernel modules (against KDIR) and userspace programs:
+#                   what make install installs, nothing for tests
 #   make check      install dependencies, build for the reference kernel and
 #                   run every test: unit, style, VM, benchmark smoke runs;
 #                   ends "N passed, N failed"
@@ -15,6 +16,12 @@
 #   make bench      the benchmarks: bench/RESULTS.md and bench/plots/
 #   make install    install modules (into KDIR's kernel) and programs
 #
+# SMARTIO_TEST_HOOKS=1 builds for tests: the test hooks linked into the
+# modules (Kbuild's CONFIG_SMARTIO_TEST_HOOKS, see Kbuild), the test and
+# benchmark modules (tests/kmod/, bench/kmod/) and the test programs
+# (tests/tools/). vm-image, and so check, check-slow, demo and bench, and
+# check-debug set it for the emulated cluster; make install refuses it.
+#
 # KDIR defaults to the running kernel's build tree and, where that is absent
 # (containers, other distributions' CI), to the reference kernel: Debian 12's
 # linux-headers-amd64, which is also what the emulated cluster boots.
@@ -24,6 +31,8 @@ REF_KDIR = $(shell scripts/refkernel headers)
 KDIR ?= $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(RUNNING_KDIR),$(REF_KDIR))
 
 BUILD := build
+SMARTIO_TEST_HOOKS ?=
+test_hooks := $(filter-out 0,$(SMARTIO_TEST_HOOKS))
 PREFIX ?= /usr/local
 DESTDIR ?=
 
@@ -46,7 +55,8 @@ lib_obj := $(patsubst %.c,$(BUILD)/%.o,$(lib_src))
 unit_obj := $(patsubst %.c,$(BUILD)/%.o,$(unit_src))
 unit_tools_obj := $(patsubst %.c,$(BUILD)/%.o,$(unit_tools_src))
 
-# Test programs go into the VM image with the programs (tests/vm/mkinitramfs).
+# Test programs go into the VM image with the programs (tests/vm/mkinitramfs);
+# built only with SMARTIO_TEST_HOOKS.
 genl_send_obj := $(patsubst %.c,$(BUILD)/%.o,tests/tools/genl-send.c \
 	tools/nl.c tools/usage.c $(unit_tools_src))
 nl_fuzz_obj := $(patsubst %.c,$(BUILD)/%.o,tests/tools/nl-fuzz.c \
@@ -54,9 +64,9 @@ nl_fuzz_obj := $(patsubst %.c,$(BUILD)/%.o,tests/tools/nl-fuzz.c \
 dev_fuzz_obj := $(patsubst %.c,$(BUILD)/%.o,tests/tools/dev-fuzz.c \
 	tests/tools/fuzz.c)
 
-programs := $(BUILD)/bin/smartioctl $(BUILD)/bin/smartio-genl-send \
-	$(BUILD)/bin/smartio-seg $(BUILD)/bin/smartio-nl-fuzz \
-	$(BUILD)/bin/smartio-dev-fuzz
+test_programs := $(BUILD)/bin/smartio-genl-send $(BUILD)/bin/smartio-seg \
+	$(BUILD)/bin/smartio-nl-fuzz $(BUILD)/bin/smartio-dev-fuzz
+programs := $(BUILD)/bin/smartioctl $(if $(test_hooks),$(test_programs))
 unit := $(BUILD)/tests/unit/smartio-unit
 
 
@@ -67,7 +77,8 @@ all: modules programs unit
 # Distribution header packages ship no vmlinux, so module BTF cannot be
 # generated against them; say so by turning it off rather than by a note on
 # every build.
-KBUILD_OPTS = M=$(CURDIR) $(if $(wildcard $(KDIR)/vmlinux),,CONFIG_DEBUG_INFO_BTF_MODULES=)
+KBUILD_OPTS = M=$(CURDIR) $(if $(wildcard $(KDIR)/vmlinux),,CONFIG_DEBUG_INFO_BTF_MODULES=) \
+	$(if $(test_hooks),CONFIG_SMARTIO_TEST_HOOKS=y)
 
 # Debian's kernel has no NTB core: build it (and the upstream NTB clients)
 # from its source package with our patches (ntb/patches/), and build our
@@ -128,7 +139,7 @@ deps:
 # the modules for it whatever KDIR says, and runs a QEMU with the emulated
 # NTB (build/qemu names it; built from Debian's source by scripts/build-qemu).
 vm-image: deps
-	$(MAKE) KDIR=$(REF_KDIR) all
+	$(MAKE) KDIR=$(REF_KDIR) SMARTIO_TEST_HOOKS=1 all
 	tests/vm/mkinitramfs $(BUILD)/vm/base.cpio
 	scripts/build-qemu >$(BUILD)/qemu.tmp
 	@mv $(BUILD)/qemu.tmp $(BUILD)/qemu
@@ -153,7 +164,8 @@ check-debug: deps
 	@mv $(BUILD)/qemu.tmp $(BUILD)/qemu
 	git ls-files -z -co --exclude-standard | \
 		tar -c --null -T - --ignore-failed-read | tar -x -C $(DEBUG_TREE)
-	$(MAKE) -C $(DEBUG_TREE) KDIR=$$(scripts/debug-kernel headers) modules programs
+	$(MAKE) -C $(DEBUG_TREE) KDIR=$$(scripts/debug-kernel headers) SMARTIO_TEST_HOOKS=1 \
+		modules programs
 	$(DEBUG_TREE)/tests/vm/mkinitramfs $(BUILD)/debug/base.cpio $(CURDIR)/scripts/debug-kernel
 	@SMARTIO_DEBUG_TESTS="$(TESTS)" tests/check debug
 
@@ -165,8 +177,16 @@ demo: vm-image
 bench: vm-image
 	bench/run
 
+# Production modules only (see SMARTIO_TEST_HOOKS above), under DESTDIR
+# too (as INSTALL_MOD_PATH); tests/check's install suite checks what lands.
+ifneq ($(filter install,$(MAKECMDGOALS)),)
+ifneq ($(test_hooks),)
+$(error make install installs no test hooks or test modules: drop SMARTIO_TEST_HOOKS)
+endif
+endif
 install: all
-	$(MAKE) -C $(KDIR) $(KBUILD_OPTS) INSTALL_MOD_DIR=extra modules_install
+	$(MAKE) -C $(KDIR) $(KBUILD_OPTS) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra \
+		modules_install
 	install -D -m 0755 $(BUILD)/bin/smartioctl $(DESTDIR)$(PREFIX)/sbin/smartioctl
 	install -D -m 0644 man/smartioctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/smartioctl.8
 

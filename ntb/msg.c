@@ -55,7 +55,6 @@
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/srcu.h>
-#include <asm/unaligned.h>
 
 #include "smartio/ntb.h"
 #include "smartio/ring.h"
@@ -307,6 +306,23 @@ static int smartio_msg_push_locked(struct smartio_adapter *ad,
 }
 
 /*
+ * Encodes @arg, a struct smartio_msg whose seq is set here, as the
+ * channel's next record (a smartio_msg_fill_t). Called with chan->lock
+ * held.
+ */
+static int smartio_msg_fill_encode(struct smartio_msg_chan *chan, void *arg)
+{
+	struct smartio_msg *m = arg;
+	int ret;
+
+	lockdep_assert_held(&chan->lock);
+	m->seq = chan->tx_seq;
+	ret = smartio_msg_encode(m, chan->tx_buf + SMARTIO_RING_HDR_LEN,
+				 sizeof(chan->tx_buf) - SMARTIO_RING_HDR_LEN);
+	return ret < 0 ? ret : smartio_msg_wire_len(m);
+}
+
+/*
  * Sends @m (its seq is set here), keeping @reserve ring bytes free, and
  * rings the peer's doorbell if @wake (a keepalive does not: the peer's
  * own heartbeat finds it). Returns -ENOTCONN when the channel is down,
@@ -317,16 +333,11 @@ static int smartio_msg_send_locked(struct smartio_adapter *ad,
 				   struct smartio_msg *m, u32 reserve,
 				   bool wake)
 {
-	struct smartio_msg_chan *chan = &peer->chan;
-	int ret;
+	int len = smartio_msg_fill_encode(&peer->chan, m);
 
-	m->seq = chan->tx_seq;
-	ret = smartio_msg_encode(m, chan->tx_buf + SMARTIO_RING_HDR_LEN,
-				 sizeof(chan->tx_buf) - SMARTIO_RING_HDR_LEN);
-	if (ret < 0)
-		return ret;
-	return smartio_msg_push_locked(ad, peer, smartio_msg_wire_len(m),
-				       reserve, wake);
+	if (len < 0)
+		return len;
+	return smartio_msg_push_locked(ad, peer, len, reserve, wake);
 }
 
 /* Takes a free pending entry, or returns NULL. Called with chan->lock held. */
@@ -771,37 +782,34 @@ int smartio_msg_call(u16 node_id, u16 op, const void *req, u32 len,
 }
 EXPORT_SYMBOL_GPL(smartio_msg_call);
 
-/*
- * Posts @m to @node_id, or, @m NULL, the @len bytes at @raw as they are
- * but for the sequence number (smartio_msg_post_raw()). Returns as
- * smartio_msg_post().
+/**
+ * smartio_msg_post_fill() - Post to a node the record @fill makes.
+ * @node_id: A joined node.
+ * @fill: Writes the record into the channel's tx_buf, under its lock.
+ * @arg: What @fill is given.
+ *
+ * The one way into a channel's ring of smartio_msg_post() (which encodes
+ * a message) and of the test hooks' smartio_msg_post_raw() (test_hooks.c).
+ *
+ * Context: Any context but NMI; does not sleep.
+ * Return: As smartio_msg_post(), or what @fill returned if negative.
  */
-static int smartio_msg_post_to(u16 node_id, struct smartio_msg *m,
-			       const void *raw, u32 len)
+int smartio_msg_post_fill(u16 node_id, smartio_msg_fill_t fill, void *arg)
 {
 	struct smartio_adapter *ad;
 	struct smartio_peer *peer;
 	unsigned long flags;
-	u8 *rec;
 	int idx, ret;
 
 	idx = srcu_read_lock(&smartio_adapters_srcu);
 	peer = smartio_node_peer(node_id, &ad);
 	if (peer) {
 		spin_lock_irqsave(&peer->chan.lock, flags);
-		if (m) {
-			ret = smartio_msg_send_locked(ad, peer, m,
+		ret = fill(&peer->chan, arg);
+		if (ret >= 0)
+			ret = smartio_msg_push_locked(ad, peer, ret,
 						      SMARTIO_MSG_RESERVE,
 						      true);
-		} else {
-			rec = peer->chan.tx_buf + SMARTIO_RING_HDR_LEN;
-			memcpy(rec, raw, len);
-			if (len >= 8)
-				put_unaligned_le32(peer->chan.tx_seq, rec + 4);
-			ret = smartio_msg_push_locked(ad, peer, len,
-						      SMARTIO_MSG_RESERVE,
-						      true);
-		}
 		spin_unlock_irqrestore(&peer->chan.lock, flags);
 		if (ret == -ENOSPC)
 			ret = -EAGAIN;
@@ -837,31 +845,6 @@ int smartio_msg_post(u16 node_id, u16 op, const void *buf, u32 len)
 
 	if (len > SMARTIO_MSG_MAX_PAYLOAD)
 		return -EMSGSIZE;
-	return smartio_msg_post_to(node_id, &m, NULL, 0);
+	return smartio_msg_post_fill(node_id, smartio_msg_fill_encode, &m);
 }
 EXPORT_SYMBOL_GPL(smartio_msg_post);
-
-/**
- * smartio_msg_post_raw() - Send bytes to a node as one message, unchecked.
- * @node_id: A joined node.
- * @buf: What the record is to hold: a message's header and payload as the
- *	caller made them, malformed or not (smartio/msg.h).
- * @len: Bytes of @buf, at most SMARTIO_MSG_MAX_LEN.
- *
- * For tests that play a hostile peer (tests/kmod/smartio_hostile_peer.c):
- * whatever a peer writes into our ring, the receiver must take it. The
- * bytes are sent as they are but for the sequence number (header bytes 4
- * to 7, when @len covers them), which is the channel's, so that a message
- * is out of order only when the caller sends it out of order.
- *
- * Context: Any context but NMI; does not sleep.
- * Return: 0, -EHOSTUNREACH or -ENOTCONN (not joined), -EAGAIN (no room in
- * the ring now), -EMSGSIZE.
- */
-int smartio_msg_post_raw(u16 node_id, const void *buf, u32 len)
-{
-	if (len > SMARTIO_MSG_MAX_LEN)
-		return -EMSGSIZE;
-	return smartio_msg_post_to(node_id, NULL, buf, len);
-}
-EXPORT_SYMBOL_GPL(smartio_msg_post_raw);

@@ -19,9 +19,10 @@
  * The entry goes from the table when its last user removes it, or when
  * its peer leaves (then the users' removes find nothing to do).
  *
- * <debugfs>/smartio/requesters shows the entries and takes, for tests,
- * "add NODE BDF" (one more user of the entry) and "remove NODE BDF" (the
- * entry goes whatever its users, as if the hardware had lost it).
+ * <debugfs>/smartio/requesters shows the entries. Built with the test
+ * hooks (CONFIG_SMARTIO_TEST_HOOKS, test_hooks.c) it takes "add NODE BDF"
+ * (one more user of the entry) and "remove NODE BDF" (the entry goes
+ * whatever its users, as if the hardware had lost it) too.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,7 +30,6 @@
 #include <linux/pci.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
 
 #include "smartio/ntb.h"
 #include "smartio/pci_addr.h"
@@ -113,9 +113,8 @@ static void smartio_requester_drop(struct smartio_adapter *ad,
  * One more user of @req_id toward @peer, whose session was @session when
  * it was found. Called under srcu_read_lock(&smartio_adapters_srcu).
  */
-static int smartio_requester_get(struct smartio_adapter *ad,
-				 struct smartio_peer *peer, u32 session,
-				 u16 req_id)
+int smartio_requester_get(struct smartio_adapter *ad,
+			  struct smartio_peer *peer, u32 session, u16 req_id)
 {
 	char name[SMARTIO_PCI_ADDR_STR_MAX];
 	struct smartio_requester *r;
@@ -166,11 +165,11 @@ unlock:
 }
 
 /*
- * One user less of @req_id toward @pidx; @all: every user (the debugfs
- * knob). Return: 0, or -ENOENT when it is not listed.
+ * One user less of @req_id toward @pidx; @all: every user (the test
+ * hooks' knob). Return: 0, or -ENOENT when it is not listed.
  */
-static int smartio_requester_put(struct smartio_adapter *ad, int pidx,
-				 u16 req_id, bool all)
+int smartio_requester_put(struct smartio_adapter *ad, int pidx, u16 req_id,
+			  bool all)
 {
 	struct smartio_requester *r;
 
@@ -187,10 +186,10 @@ static int smartio_requester_put(struct smartio_adapter *ad, int pidx,
  * *@session; -EXDEV (logged) when a requester in PCI domain @domain cannot
  * reach it. Called under srcu_read_lock(&smartio_adapters_srcu).
  */
-static struct smartio_peer *smartio_requester_peer(u16 node_id, int domain,
-						    const char *what,
-						    struct smartio_adapter **adp,
-						    u32 *session)
+struct smartio_peer *smartio_requester_peer(u16 node_id, int domain,
+					     const char *what,
+					     struct smartio_adapter **adp,
+					     u32 *session)
 {
 	struct smartio_peer *peer;
 	int ntb_domain;
@@ -444,56 +443,13 @@ static int smartio_requesters_open(struct inode *inode, struct file *file)
 	return single_open(file, smartio_requesters_show, NULL);
 }
 
-/* "add NODE BDF" or "remove NODE BDF"; BDF in the NTB's PCI domain. */
-static ssize_t smartio_requesters_write(struct file *file,
-					const char __user *ubuf, size_t count,
-					loff_t *ppos)
-{
-	char cmd[8], bdf[SMARTIO_PCI_ADDR_STR_MAX + 1], more, *line;
-	struct smartio_pci_addr addr;
-	struct smartio_adapter *ad;
-	struct smartio_peer *peer;
-	unsigned int node;
-	int idx, ret;
-	u32 session;
-	u16 req_id;
-
-	if (count > 64)
-		return -EINVAL;
-	line = memdup_user_nul(ubuf, count);
-	if (IS_ERR(line))
-		return PTR_ERR(line);
-	/* Anything after the address is an error too (@more). */
-	ret = sscanf(line, "%7s %u %17s %c", cmd, &node, bdf, &more) == 3 ?
-	      0 : -EINVAL;
-	kfree(line);
-	if (ret || !node || node > U16_MAX ||
-	    (strcmp(cmd, "add") && strcmp(cmd, "remove")))
-		return -EINVAL;
-	ret = smartio_pci_addr_parse(bdf, &addr);
-	if (ret)
-		return ret;
-	req_id = PCI_DEVID(addr.bus, PCI_DEVFN(addr.dev, addr.fn));
-
-	idx = srcu_read_lock(&smartio_adapters_srcu);
-	peer = smartio_requester_peer(node, addr.domain, bdf, &ad, &session);
-	if (IS_ERR(peer))
-		ret = PTR_ERR(peer);
-	else if (!strcmp(cmd, "add"))
-		ret = smartio_requester_get(ad, peer, session, req_id);
-	else
-		ret = smartio_requester_put(ad, peer->pidx, req_id, true);
-	srcu_read_unlock(&smartio_adapters_srcu, idx);
-	return ret ?: count;
-}
-
 static const struct file_operations smartio_requesters_fops = {
 	.owner = THIS_MODULE,
 	.open = smartio_requesters_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
 	.release = single_release,
-	.write = smartio_requesters_write,
+	.write = smartio_requesters_write,	/* NULL without the test hooks */
 };
 
 /**
@@ -502,6 +458,8 @@ static const struct file_operations smartio_requesters_fops = {
  */
 void smartio_requesters_debugfs(struct dentry *dir)
 {
-	debugfs_create_file("requesters", 0600, dir, NULL,
+	umode_t mode = IS_ENABLED(CONFIG_SMARTIO_TEST_HOOKS) ? 0600 : 0400;
+
+	debugfs_create_file("requesters", mode, dir, NULL,
 			    &smartio_requesters_fops);
 }

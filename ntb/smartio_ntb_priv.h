@@ -429,6 +429,14 @@ int smartio_requesters_init(struct smartio_adapter *ad);
 void smartio_requesters_exit(struct smartio_adapter *ad);
 void smartio_requesters_peer_left(struct smartio_adapter *ad,
 				  struct smartio_peer *peer);
+int smartio_requester_get(struct smartio_adapter *ad,
+			  struct smartio_peer *peer, u32 session, u16 req_id);
+int smartio_requester_put(struct smartio_adapter *ad, int pidx, u16 req_id,
+			  bool all);
+struct smartio_peer *smartio_requester_peer(u16 node_id, int domain,
+					     const char *what,
+					     struct smartio_adapter **adp,
+					     u32 *session);
 struct dentry;
 void smartio_requesters_debugfs(struct dentry *dir);
 
@@ -450,5 +458,25 @@ void smartio_msg_work(struct work_struct *work);
 int smartio_msg_call_peer(struct smartio_adapter *ad, struct smartio_peer *peer,
 			  u16 op, const void *req, u32 len, void *resp,
 			  u32 resp_max, u32 *resp_len, unsigned long timeout);
+
+/*
+ * Writes a record's message bytes into chan->tx_buf, after room for the
+ * record header, with chan->lock held; returns their number or -errno.
+ */
+typedef int (*smartio_msg_fill_t)(struct smartio_msg_chan *chan, void *arg);
+int smartio_msg_post_fill(u16 node_id, smartio_msg_fill_t fill, void *arg);
+
+/*
+ * test_hooks.c: what only tests use, built in only with
+ * CONFIG_SMARTIO_TEST_HOOKS (see the top-level Kbuild); without it the
+ * requesters file takes no writes.
+ */
+struct file;
+#ifdef CONFIG_SMARTIO_TEST_HOOKS
+ssize_t smartio_requesters_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos);
+#else
+#define smartio_requesters_write NULL
+#endif
 
 #endif /* _SMARTIO_NTB_PRIV_H */

@@ -58,8 +58,13 @@ int smartio_msg_call(u16 node_id, u16 op, const void *req, u32 len,
 		     void *resp, u32 resp_max, u32 *resp_len,
 		     unsigned long timeout);
 int smartio_msg_post(u16 node_id, u16 op, const void *buf, u32 len);
-/* For tests that play a hostile peer: bytes sent as a message, unchecked. */
+#ifdef CONFIG_SMARTIO_TEST_HOOKS
+/*
+ * Test hooks (ntb/test_hooks.c), for tests that play a hostile peer: bytes
+ * sent as a message, unchecked.
+ */
 int smartio_msg_post_raw(u16 node_id, const void *buf, u32 len);
+#endif
 
 /* Node events, for smartio_node_notifier_register(). */
 #define SMARTIO_NODE_LEFT	1

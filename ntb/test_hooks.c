@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test hooks: what tests need of smartio_ntb and nothing else may use,
+ * linked into it only when built with CONFIG_SMARTIO_TEST_HOOKS=y (make
+ * SMARTIO_TEST_HOOKS=1, as make vm-image and make check do; see the
+ * top-level Kbuild). make and make install build smartio_ntb without them,
+ * and tests/check's install suite proves they are not there.
+ *
+ * - smartio_msg_post_raw(): any bytes as a message, for a test module that
+ *   plays a hostile peer (tests/kmod/smartio_hostile_peer.c,
+ *   tests/vm/fuzz-peer);
+ * - writes to <debugfs>/smartio/requesters, "add NODE BDF" and "remove
+ *   NODE BDF", which change this node's requester-ID table entries behind
+ *   their users' backs (requester.c; tests/vm/lend-requester).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <asm/unaligned.h>
+
+#include "smartio/ntb.h"
+#include "smartio/pci_addr.h"
+#include "smartio_ntb_priv.h"
+
+/* What smartio_msg_post_raw() sends. */
+struct smartio_msg_raw {
+	const void *buf;
+	u32 len;
+};
+
+/* Copies the raw record in, with the channel's sequence number. */
+static int smartio_msg_fill_raw(struct smartio_msg_chan *chan, void *arg)
+{
+	const struct smartio_msg_raw *raw = arg;
+	u8 *rec = chan->tx_buf + SMARTIO_RING_HDR_LEN;
+
+	lockdep_assert_held(&chan->lock);
+	memcpy(rec, raw->buf, raw->len);
+	if (raw->len >= 8)
+		put_unaligned_le32(chan->tx_seq, rec + 4);
+	return raw->len;
+}
+
+/**
+ * smartio_msg_post_raw() - Send bytes to a node as one message, unchecked.
+ * @node_id: A joined node.
+ * @buf: What the record is to hold: a message's header and payload as the
+ *	caller made them, malformed or not (smartio/msg.h).
+ * @len: Bytes of @buf, at most SMARTIO_MSG_MAX_LEN.
+ *
+ * For tests that play a hostile peer (tests/kmod/smartio_hostile_peer.c):
+ * whatever a peer writes into our ring, the receiver must take it. The
+ * bytes are sent as they are but for the sequence number (header bytes 4
+ * to 7, when @len covers them), which is the channel's, so that a message
+ * is out of order only when the caller sends it out of order.
+ *
+ * Context: Any context but NMI; does not sleep.
+ * Return: 0, -EHOSTUNREACH or -ENOTCONN (not joined), -EAGAIN (no room in
+ * the ring now), -EMSGSIZE.
+ */
+int smartio_msg_post_raw(u16 node_id, const void *buf, u32 len)
+{
+	struct smartio_msg_raw raw = { .buf = buf, .len = len };
+
+	if (len > SMARTIO_MSG_MAX_LEN)
+		return -EMSGSIZE;
+	return smartio_msg_post_fill(node_id, smartio_msg_fill_raw, &raw);
+}
+EXPORT_SYMBOL_GPL(smartio_msg_post_raw);
+
+/*
+ * <debugfs>/smartio/requesters: "add NODE BDF" or "remove NODE BDF"; BDF
+ * in the NTB's PCI domain.
+ */
+ssize_t smartio_requesters_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	char cmd[8], bdf[SMARTIO_PCI_ADDR_STR_MAX + 1], more, *line;
+	struct smartio_pci_addr addr;
+	struct smartio_adapter *ad;
+	struct smartio_peer *peer;
+	unsigned int node;
+	int idx, ret;
+	u32 session;
+	u16 req_id;
+
+	if (count > 64)
+		return -EINVAL;
+	line = memdup_user_nul(ubuf, count);
+	if (IS_ERR(line))
+		return PTR_ERR(line);
+	/* Anything after the address is an error too (@more). */
+	ret = sscanf(line, "%7s %u %17s %c", cmd, &node, bdf, &more) == 3 ?
+	      0 : -EINVAL;
+	kfree(line);
+	if (ret || !node || node > U16_MAX ||
+	    (strcmp(cmd, "add") && strcmp(cmd, "remove")))
+		return -EINVAL;
+	ret = smartio_pci_addr_parse(bdf, &addr);
+	if (ret)
+		return ret;
+	req_id = PCI_DEVID(addr.bus, PCI_DEVFN(addr.dev, addr.fn));
+
+	idx = srcu_read_lock(&smartio_adapters_srcu);
+	peer = smartio_requester_peer(node, addr.domain, bdf, &ad, &session);
+	if (IS_ERR(peer))
+		ret = PTR_ERR(peer);
+	else if (!strcmp(cmd, "add"))
+		ret = smartio_requester_get(ad, peer, session, req_id);
+	else
+		ret = smartio_requester_put(ad, peer->pidx, req_id, true);
+	srcu_read_unlock(&smartio_adapters_srcu, idx);
+	return ret ?: count;
+}
