@@ -555,7 +555,8 @@ int smartio_reach_learn(struct smartio_adapter *ad, struct smartio_peer *peer)
 
 /**
  * smartio_window_grant() - Let a node reach a local range.
- * @g: The grant, owned by the caller; revoked first if it was granted.
+ * @g: The grant, owned by the caller; revoked first if it was granted
+ *	another range.
  * @ad: Adapter whose bus address space the range is in.
  * @node_id: The node, or SMARTIO_NODE_ALL.
  * @addr: Start of the range, a bus address of @ad's NTB (from its DMA
@@ -567,6 +568,12 @@ int smartio_reach_learn(struct smartio_adapter *ad, struct smartio_peer *peer)
  * @g->peer_addr. Elsewhere @g->peer_addr is @addr: a LUT reaches any of
  * our bus addresses, and RAM reached untranslated is reached as is.
  *
+ * Granting the range @g grants already, to another node or the same
+ * (a segment exported again), changes only the node: the range stays
+ * mapped where it is, for the nodes that reach it there may still be
+ * connected to it (ntb/README.md, "Segments"); unmapping it under them
+ * would have their accesses fault in our IOMMU.
+ *
  * Context: Process context; sleeps.
  * Return: 0, or -ENOSPC when the IOVA window is full (logged).
  */
@@ -576,6 +583,10 @@ int smartio_window_grant(struct smartio_grant *g, struct smartio_adapter *ad,
 	struct smartio_iova_window *w = NULL;
 	u64 peer_addr = addr;
 
+	if (g->ad == ad && g->addr == addr && g->size == size) {
+		g->node_id = node_id;
+		return 0;
+	}
 	smartio_window_revoke(g);
 	if (smartio_inbound_direct(ad) && ad->iova) {
 		w = smartio_iova_window_ref(ad);

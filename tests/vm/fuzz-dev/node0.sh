@@ -23,9 +23,9 @@ wait_until 30 joined "$peer" || { show_adapters; fail "node $peer never joined";
 
 # Cases (test.conf): "ioctls"; "huge", node 1 first creates a
 # segment as large as ntb/segment.c takes (4 GiB), more than its memory:
-# it must be refused, ENOMEM, and no process killed for it; the pending
-# "churn", the segments each node connects to include those the other's
-# fuzzer removes and exports again under its connections. Only "ioctls"
+# it must be refused, ENOMEM, and no process killed for it; "churn",
+# the segments each node connects to include those the other's fuzzer
+# removes and exports again under its connections. Only "ioctls"
 # fuzzes at length: "huge" goes on with a short run, as its point is made.
 churn=
 inputs=100000
