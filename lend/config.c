@@ -667,6 +667,42 @@ static int smartio_shadow_write(struct pci_bus *bus, unsigned int devfn,
 	return smartio_config_pcibios(ret);
 }
 
+/**
+ * smartio_shadow_dma_stop() - Stop a borrowed function's DMA, confirmed.
+ * @sh: The shadow, whose driver let go of the function.
+ *
+ * Bus Master goes off in the function's command register on its lender,
+ * and the lender reads the register back: once it has answered, the
+ * function issues no more DMA, and every write we posted through our
+ * windows before (a driver's last commands to its device) has reached
+ * it, as the messages travel behind them. Only then may this node unmap
+ * what the function might still reach (smartio_shadow_dma_reclaim()): a
+ * driver's stop command posted across the fabric lands long after a
+ * local one, and the device may meanwhile read a ring its driver freed.
+ * A lost function was stopped by its lender, which no longer answers
+ * for it.
+ *
+ * Context: Process context; sleeps.
+ * Return: 0, or -errno if the lender could not be asked or still has
+ * Bus Master on (logged).
+ */
+int smartio_shadow_dma_stop(struct smartio_shadow *sh)
+{
+	__le16 cmd;
+	int ret;
+
+	if (READ_ONCE(sh->lost))
+		return 0;
+	pci_clear_master(sh->pdev);
+	ret = smartio_shadow_fetch(sh, PCI_COMMAND, sizeof(cmd), (u8 *)&cmd);
+	if (!ret && (le16_to_cpu(cmd) & PCI_COMMAND_MASTER))
+		ret = -EBUSY;
+	if (ret && !READ_ONCE(sh->lost))
+		pci_warn(sh->pdev, "fdid %x: its lender, node %u, did not stop its DMA (%pe)\n",
+			 sh->fdid, sh->lender, ERR_PTR(ret));
+	return ret;
+}
+
 struct pci_ops smartio_shadow_pci_ops = {
 	.read = smartio_shadow_read,
 	.write = smartio_shadow_write,

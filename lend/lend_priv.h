@@ -299,6 +299,7 @@ extern struct pci_ops smartio_shadow_pci_ops;
 int smartio_shadow_config_init(struct smartio_shadow *sh,
 			       const struct smartio_borrow_resp *resp);
 void smartio_shadow_config_exit(struct smartio_shadow *sh);
+int smartio_shadow_dma_stop(struct smartio_shadow *sh);
 
 /* shadow.c */
 int smartio_shadow_init(void);

@@ -553,9 +553,10 @@ bool smartio_shadow_is(const struct pci_dev *pdev)
 
 /*
  * When a driver lets go of a shadow device (unbound, or its probe
- * failed), what it left mapped for the device is unmapped: before the
+ * failed), the function's DMA stops on its lender, confirmed, and then
+ * what the driver left mapped for the device is unmapped: before the
  * device goes (returned, its lender lost, reclaimed) or another driver
- * binds.
+ * binds (which turns Bus Master on again).
  *
  * The IOMMU code clears a device's DMA ops when it releases it, as the
  * device leaves its bus; the driver may still free coherent memory after
@@ -572,6 +573,7 @@ static int smartio_shadow_bus_event(struct notifier_block *nb,
 	switch (action) {
 	case BUS_NOTIFY_UNBOUND_DRIVER:
 	case BUS_NOTIFY_DRIVER_NOT_BOUND:
+		smartio_shadow_dma_stop(smartio_shadow_of(dev));
 		smartio_shadow_dma_reclaim(smartio_shadow_of(dev), dev);
 		break;
 	case BUS_NOTIFY_REMOVED_DEVICE:

@@ -67,6 +67,12 @@ virtio-net)
 	CLASS=nic DRIVER=virtio-pci IRQ=msix PCI_ID=1af4:1041
 	MODULES="e1000e virtio_pci virtio_net"
 	;;
+# VMware's paravirtual NIC (vmxnet3): rings and a shared area the
+# device reads on its own, MSI-X.
+vmxnet3)
+	CLASS=nic DRIVER=vmxnet3 IRQ=msix PCI_ID=15ad:07b0
+	MODULES="vmxnet3 virtio_pci virtio_net"
+	;;
 *) fail "lend-kinds: no kind $KIND (case $CASE): see kinds.sh" ;;
 esac
 
