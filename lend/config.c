@@ -342,9 +342,13 @@ static int smartio_config_pcibios(int err)
 	}
 }
 
-/* Reads @size bytes at @where of the function's config space on its lender. */
-static int smartio_shadow_fetch(struct smartio_shadow *sh, u16 where,
-				u16 size, u8 *buf)
+/*
+ * Asks the lender for @size bytes at @where of the function's config
+ * space; @len is set to the size of its answer: 0 while it takes the
+ * function back (its borrower's config accesses are dropped then).
+ */
+static int smartio_shadow_ask(struct smartio_shadow *sh, u16 where,
+			      u16 size, u8 *buf, u32 *len)
 {
 	struct smartio_config_read_req req = {
 		.fdid = cpu_to_le32(sh->fdid),
@@ -352,8 +356,20 @@ static int smartio_shadow_fetch(struct smartio_shadow *sh, u16 where,
 		.size = cpu_to_le16(size),
 	};
 
-	return smartio_lend_call(sh->lender, SMARTIO_MSG_OP_CONFIG_READ, &req,
-				 sizeof(req), buf, size, SMARTIO_LEND_TIMEOUT);
+	*len = 0;
+	return smartio_msg_call(sh->lender, SMARTIO_MSG_OP_CONFIG_READ, &req,
+				sizeof(req), buf, size, len,
+				SMARTIO_LEND_TIMEOUT);
+}
+
+/* Reads @size bytes at @where of the function's config space on its lender. */
+static int smartio_shadow_fetch(struct smartio_shadow *sh, u16 where,
+				u16 size, u8 *buf)
+{
+	u32 len;
+	int ret = smartio_shadow_ask(sh, where, size, buf, &len);
+
+	return !ret && len != size ? -EBADMSG : ret;
 }
 
 static bool smartio_shadow_stale(const struct smartio_shadow_dynamic *d)
@@ -680,7 +696,8 @@ static int smartio_shadow_write(struct pci_bus *bus, unsigned int devfn,
  * driver's stop command posted across the fabric lands long after a
  * local one, and the device may meanwhile read a ring its driver freed.
  * A lost function was stopped by its lender, which no longer answers
- * for it.
+ * for it; so was one its lender is taking back (a reclaim crossing our
+ * return), which answers nothing.
  *
  * Context: Process context; sleeps.
  * Return: 0, or -errno if the lender could not be asked or still has
@@ -689,13 +706,21 @@ static int smartio_shadow_write(struct pci_bus *bus, unsigned int devfn,
 int smartio_shadow_dma_stop(struct smartio_shadow *sh)
 {
 	__le16 cmd;
+	u32 len;
 	int ret;
 
 	if (READ_ONCE(sh->lost))
 		return 0;
 	pci_clear_master(sh->pdev);
-	ret = smartio_shadow_fetch(sh, PCI_COMMAND, sizeof(cmd), (u8 *)&cmd);
-	if (!ret && (le16_to_cpu(cmd) & PCI_COMMAND_MASTER))
+	ret = smartio_shadow_ask(sh, PCI_COMMAND, sizeof(cmd), (u8 *)&cmd,
+				 &len);
+	/*
+	 * An empty answer: the lender is taking the function back (a
+	 * reclaim crossing our return), and stopped it before all else.
+	 */
+	if (!ret && len && len != sizeof(cmd))
+		ret = -EBADMSG;
+	else if (!ret && len && (le16_to_cpu(cmd) & PCI_COMMAND_MASTER))
 		ret = -EBUSY;
 	if (ret && !READ_ONCE(sh->lost))
 		pci_warn(sh->pdev, "fdid %x: its lender, node %u, did not stop its DMA (%pe)\n",
