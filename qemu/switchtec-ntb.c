@@ -1310,17 +1310,22 @@ static AddressSpace *stx_proxy_as(SwitchtecNTBState *s, uint8_t devfn)
     return &address_space_memory;
 }
 
-/* Where an inbound MEM_* goes; false if our NT endpoint may not master. */
-static bool stx_inbound(SwitchtecNTBState *s, uint64_t wire, AddressSpace **as,
-                        dma_addr_t *da, MemTxAttrs *attrs)
+/*
+ * Where an inbound MEM_* (a @len byte @what) goes; false if our NT
+ * endpoint may not master.
+ */
+static bool stx_inbound(SwitchtecNTBState *s, uint64_t wire, uint32_t len,
+                        const char *what, AddressSpace **as, dma_addr_t *da,
+                        MemTxAttrs *attrs)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     uint8_t devfn = wire >> STX_WIRE_DEVFN_SHIFT;
 
     if (!(pci_get_word(pdev->config + PCI_COMMAND) & PCI_COMMAND_MASTER)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: inbound access "
-                      "with bus mastering off, dropped\n",
-                      TYPE_SWITCHTEC_NTB, s->port);
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: inbound %s of "
+                      "0x%" PRIx64 " (%u bytes) with bus mastering off, "
+                      "dropped\n", TYPE_SWITCHTEC_NTB, s->port, what,
+                      (uint64_t)(wire & STX_WIRE_ADDR_MASK), len);
         return false;
     }
     *as = stx_proxy_as(s, devfn);
@@ -1408,7 +1413,8 @@ static void stx_handle(void *opaque, NtbCableHdr *h, uint8_t *payload)
         }
         break;
     case NTB_CABLE_MSG_MEM_WRITE:
-        if (s->peer_present && stx_inbound(s, h->addr, &as, &da, &attrs)) {
+        if (s->peer_present &&
+            stx_inbound(s, h->addr, h->len, "write", &as, &da, &attrs)) {
             ntb_cable_dma_write(as, da, payload, h->len, h->value, attrs);
         }
         break;
@@ -1418,7 +1424,8 @@ static void stx_handle(void *opaque, NtbCableHdr *h, uint8_t *payload)
         g_autofree uint8_t *buf = NULL;
         bool ok = false;
 
-        if (s->peer_present && stx_inbound(s, h->addr, &as, &da, &attrs)) {
+        if (s->peer_present &&
+            stx_inbound(s, h->addr, want, "read", &as, &da, &attrs)) {
             uint32_t page = NTB_CABLE_READ_AHEAD_PAGE -
                             da % NTB_CABLE_READ_AHEAD_PAGE;
 
