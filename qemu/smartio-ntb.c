@@ -64,11 +64,33 @@ enum {
 #define SNTB_ADDR_OFF_MASK      ((1ULL << SNTB_ADDR_WIN_SHIFT) - 1)
 #define SNTB_ADDR_BUS_MASK      ((1ULL << SNTB_ADDR_KIND_SHIFT) - 1)
 
-/* The requester of a CPU's access: the root complex, 00:00.0 */
+/*
+ * The requester of a CPU's access: the root complex, 00:00.0. TCG gives a
+ * CPU's access the CPU's attributes (x86: cpu_get_mem_attrs()), specified,
+ * with requester ID 0; a device's DMA carries the function's ID
+ * (qemu/patches/pci-dma-requester-id.patch).
+ */
 #define SNTB_RID_ROOT           0x0000
 #define SNTB_RID_COUNT          (1 << 16)       /* distinct requester IDs */
 #define SNTB_RID_MASK           (SNTB_RID_VALID | 0xffff)
 #define SNTB_RID_ENTRIES_PXH830 32
+
+/* Why a request entering an aperture from our host was not forwarded */
+typedef enum {
+    SNTB_WIN_OK,
+    SNTB_WIN_BEYOND,            /* past the last window (BAR padding) */
+    SNTB_WIN_LUT_INVALID,       /* LUT slot without VALID */
+    SNTB_WIN_LINK_DOWN,
+    SNTB_WIN_LUT_PORT,          /* LUT slot names another port */
+    SNTB_WIN_CAUSES
+} SntbWinCause;
+
+static const char *const sntb_win_cause[SNTB_WIN_CAUSES] = {
+    [SNTB_WIN_BEYOND] = "beyond the last window",
+    [SNTB_WIN_LUT_INVALID] = "LUT entry not valid",
+    [SNTB_WIN_LINK_DOWN] = "link down",
+    [SNTB_WIN_LUT_PORT] = "LUT entry names another port",
+};
 
 /* LINK_STATUS while up: a nominal gen 3 x4 */
 #define SNTB_LINK_STATUS_UP_VAL (SNTB_LINK_STATUS_UP | (3 << 8) | (4 << 16))
@@ -81,7 +103,8 @@ enum {
 typedef struct SntbAperture {
     SmartioNTBState *s;
     const char *bar;
-    bool (*target)(SmartioNTBState *s, hwaddr addr, uint64_t *target);
+    SntbWinCause (*target)(SmartioNTBState *s, hwaddr addr,
+                           uint64_t *target);
 } SntbAperture;
 
 struct SmartioNTBState {
@@ -115,6 +138,9 @@ struct SmartioNTBState {
     uint32_t rid[SNTB_RID_MAX]; /* L */
     uint32_t rid_dropped;       /* L */
     unsigned long *rid_logged;  /* L: requesters whose drop was logged */
+    bool norid_logged;          /* L: a request without requester, too */
+    uint32_t win_dropped;       /* L */
+    uint32_t win_logged;        /* L: causes (bits) whose drop was logged */
 
     /* Cable state, under the BQL */
     bool hello;                 /* peer said hello on this connection */
@@ -147,6 +173,7 @@ static void sntb_update_link(SmartioNTBState *s)
         return;
     }
     s->link_up = up;
+    s->win_logged = 0;
     qemu_mutex_unlock(&s->cable.lock);
     s->link_event |= SNTB_LINK_EVENT_CHANGED;
     sntb_notify(s, SNTB_VEC_LINK);
@@ -170,9 +197,11 @@ static void sntb_ring(SmartioNTBState *s, uint32_t bits)
 /*
  * Requester-ID table. A request entering a window from our host is
  * forwarded only if its requester is a valid entry (IDT's NT mapping table,
- * the PXH830's 32 entries); the CPUs' requests, which QEMU leaves without a
- * requester, are the root complex's. Without a table (requester-entries=0,
- * Intel and AMD NTBs) everything is forwarded.
+ * the PXH830's 32 entries); the CPUs' requests are the root complex's.
+ * Without a table (requester-entries=0, Intel and AMD NTBs) every
+ * requester is forwarded. A request with no requester ID at all is
+ * dropped, table or not: on PCIe every request has one, so it is a device
+ * model QEMU left untagged, whose real ID the table would have judged.
  */
 
 /* Change entry @n; a changed table logs each requester's drop anew. */
@@ -183,13 +212,32 @@ static void sntb_rid_set(SmartioNTBState *s, unsigned n, uint32_t val)
     if (s->rid[n] != val) {
         s->rid[n] = val;
         bitmap_zero(s->rid_logged, SNTB_RID_COUNT);
+        s->norid_logged = false;
     }
     qemu_mutex_unlock(&s->cable.lock);
 }
 
-static uint16_t sntb_requester(MemTxAttrs attrs)
+/*
+ * A request without a requester ID: count it and drop it, logged once
+ * until the table changes.
+ */
+static bool sntb_norid_drop(SmartioNTBState *s, const char *bar, hwaddr addr,
+                            bool is_write)
 {
-    return attrs.unspecified ? SNTB_RID_ROOT : attrs.requester_id;
+    bool log;
+
+    qemu_mutex_lock(&s->cable.lock);
+    s->rid_dropped++;
+    log = !s->norid_logged;
+    s->norid_logged = true;
+    qemu_mutex_unlock(&s->cable.lock);
+    if (log) {
+        warn_report("%s: port %u: dropped %s with no requester ID at %s + "
+                    "0x%" HWADDR_PRIx ": a device model's untagged DMA",
+                    TYPE_SMARTIO_NTB, s->port, is_write ? "write" : "read",
+                    bar, addr);
+    }
+    return false;
 }
 
 /*
@@ -199,9 +247,12 @@ static uint16_t sntb_requester(MemTxAttrs attrs)
 static bool sntb_rid_allowed(SmartioNTBState *s, MemTxAttrs attrs,
                              const char *bar, hwaddr addr, bool is_write)
 {
-    uint16_t rid = sntb_requester(attrs);
+    uint16_t rid = attrs.requester_id;
     bool log;
 
+    if (attrs.unspecified) {
+        return sntb_norid_drop(s, bar, addr, is_write);
+    }
     if (!s->rid_entries) {
         return true;
     }
@@ -272,6 +323,11 @@ static uint64_t sntb_regs_read(void *opaque, hwaddr addr, unsigned size)
     case SNTB_RID_DROPPED:
         qemu_mutex_lock(&s->cable.lock);
         val = s->rid_dropped;
+        qemu_mutex_unlock(&s->cable.lock);
+        return val;
+    case SNTB_WIN_DROPPED:
+        qemu_mutex_lock(&s->cable.lock);
+        val = s->win_dropped;
         qemu_mutex_unlock(&s->cable.lock);
         return val;
     case SNTB_LINK_CTRL:
@@ -429,6 +485,7 @@ static void sntb_regs_write(void *opaque, hwaddr addr, uint64_t val64,
             return;
         }
         qemu_mutex_lock(&s->cable.lock);
+        s->win_logged = 0;
         if ((addr & 0xf) < 8) {
             uint64_t a = sntb_reg64_write(s->lut_addr[n], addr, val);
 
@@ -482,40 +539,86 @@ static bool sntb_refuse_in_rx(SmartioNTBState *s, const char *bar, hwaddr addr)
     return false;
 }
 
-static bool sntb_direct_target(SmartioNTBState *s, hwaddr addr,
-                               uint64_t *target)
+/*
+ * Where an access at @addr of an aperture goes on the wire. Whether the
+ * window is open on the far side (XLAT_SIZE) only the receiver knows.
+ */
+static SntbWinCause sntb_direct_target(SmartioNTBState *s, hwaddr addr,
+                                       uint64_t *target)
 {
     uint64_t n = addr / s->direct_size;
+    bool up;
 
     if (n >= s->direct_windows) {
-        return false;
+        return SNTB_WIN_BEYOND;
+    }
+    qemu_mutex_lock(&s->cable.lock);
+    up = s->link_up;
+    qemu_mutex_unlock(&s->cable.lock);
+    if (!up) {
+        return SNTB_WIN_LINK_DOWN;
     }
     *target = (SNTB_ADDR_KIND_DIRECT << SNTB_ADDR_KIND_SHIFT) |
               (n << SNTB_ADDR_WIN_SHIFT) | (addr & (s->direct_size - 1));
-    return true;
+    return SNTB_WIN_OK;
 }
 
-static bool sntb_lut_target(SmartioNTBState *s, hwaddr addr, uint64_t *target)
+static SntbWinCause sntb_lut_target(SmartioNTBState *s, hwaddr addr,
+                                    uint64_t *target)
 {
     uint64_t n = addr / s->lut_entry_size;
+    SntbWinCause why = SNTB_WIN_OK;
     uint64_t a;
-    bool ok;
 
     if (n >= s->lut_entries) {
-        return false;
+        return SNTB_WIN_BEYOND;
     }
     qemu_mutex_lock(&s->cable.lock);
     a = s->lut_addr[n];
-    ok = (a & SNTB_LUT_ADDR_VALID) && s->link_up &&
-         s->lut_port[n] == s->peer_port;
+    if (!(a & SNTB_LUT_ADDR_VALID)) {
+        why = SNTB_WIN_LUT_INVALID;
+    } else if (!s->link_up) {
+        why = SNTB_WIN_LINK_DOWN;
+    } else if (s->lut_port[n] != s->peer_port) {
+        why = SNTB_WIN_LUT_PORT;
+    }
     qemu_mutex_unlock(&s->cable.lock);
-    if (!ok) {
-        return false;
+    if (why != SNTB_WIN_OK) {
+        return why;
     }
     a = (a & ~(s->lut_entry_size - 1)) + (addr & (s->lut_entry_size - 1));
     *target = (SNTB_ADDR_KIND_BUS << SNTB_ADDR_KIND_SHIFT) |
               (a & SNTB_ADDR_BUS_MASK);
-    return true;
+    return SNTB_WIN_OK;
+}
+
+/*
+ * Translate an access at @ap's @addr; false if it goes nowhere: then it is
+ * counted in WIN_DROPPED and logged (-d guest_errors), once per cause
+ * until the LUT or the link changes.
+ */
+static bool sntb_window_target(SntbAperture *ap, hwaddr addr, bool is_write,
+                               uint64_t *target)
+{
+    SmartioNTBState *s = ap->s;
+    SntbWinCause why = ap->target(s, addr, target);
+    bool log;
+
+    if (why == SNTB_WIN_OK) {
+        return true;
+    }
+    qemu_mutex_lock(&s->cable.lock);
+    s->win_dropped++;
+    log = !(s->win_logged & (1u << why));
+    s->win_logged |= 1u << why;
+    qemu_mutex_unlock(&s->cable.lock);
+    if (log) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: port %u: dropped %s at %s + 0x%"
+                      HWADDR_PRIx ": %s\n", TYPE_SMARTIO_NTB, s->port,
+                      is_write ? "write" : "read", ap->bar, addr,
+                      sntb_win_cause[why]);
+    }
+    return false;
 }
 
 static void sntb_window_write(SmartioNTBState *s, uint64_t target,
@@ -524,11 +627,9 @@ static void sntb_window_write(SmartioNTBState *s, uint64_t target,
     uint64_t le = cpu_to_le64(val);
 
     ntb_cable_ra_drop(&s->cable);
-    if (s->link_up) {
-        /* value: the store's size, so the peer can split a merged run */
-        ntb_cable_send(&s->cable, SNTB_MSG_MEM_WRITE, target, 0, size, &le,
-                       size);
-    }
+    /* value: the store's size, so the peer can split a merged run */
+    ntb_cable_send(&s->cable, SNTB_MSG_MEM_WRITE, target, 0, size, &le,
+                   size);
 }
 
 /*
@@ -545,7 +646,7 @@ static MemTxResult sntb_aperture_read(void *opaque, hwaddr addr,
 
     if (sntb_refuse_in_rx(ap->s, ap->bar, addr) ||
         !sntb_rid_allowed(ap->s, attrs, ap->bar, addr, false) ||
-        !ap->target(ap->s, addr, &target)) {
+        !sntb_window_target(ap, addr, false, &target)) {
         *data = ~0ULL;
         return MEMTX_ERROR;
     }
@@ -561,7 +662,7 @@ static MemTxResult sntb_aperture_write(void *opaque, hwaddr addr,
 
     if (sntb_refuse_in_rx(ap->s, ap->bar, addr) ||
         !sntb_rid_allowed(ap->s, attrs, ap->bar, addr, true) ||
-        !ap->target(ap->s, addr, &target)) {
+        !sntb_window_target(ap, addr, true, &target)) {
         return MEMTX_OK;
     }
     sntb_window_write(ap->s, target, val, size);
@@ -609,7 +710,7 @@ static bool sntb_inbound_addr(SmartioNTBState *s, uint64_t addr, uint32_t *len,
 /* Inbound accesses are this port's DMA: its requester ID, as pci_dma_rw's. */
 static MemTxAttrs sntb_dma_attrs(SmartioNTBState *s)
 {
-    return pci_dma_attrs(PCI_DEVICE(s), MEMTXATTRS_UNSPECIFIED);
+    return (MemTxAttrs) { .requester_id = pci_requester_id(PCI_DEVICE(s)) };
 }
 
 /*
@@ -881,6 +982,9 @@ static void sntb_reset(DeviceState *dev)
     memset(s->rid, 0, sizeof(s->rid));
     s->rid_dropped = 0;
     bitmap_zero(s->rid_logged, SNTB_RID_COUNT);
+    s->norid_logged = false;
+    s->win_dropped = 0;
+    s->win_logged = 0;
     s->link_up = false;
     qemu_mutex_unlock(&s->cable.lock);
 

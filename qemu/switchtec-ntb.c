@@ -249,6 +249,7 @@ struct SwitchtecNTBState {
      * would starve the vCPUs of the BQL and fill the disk.
      */
     DECLARE_BITMAP(drop_logged, STX_REQUESTERS);
+    bool norid_logged;          /* and an access without a requester ID */
 
     /* Doorbells and messages of our partition, under the BQL */
     uint64_t odb_mask, idb, idb_mask;
@@ -367,6 +368,7 @@ static void stx_ctrl_reset(SwitchtecNTBState *s, StxCtrl *c)
     memset(c->act_lut, 0, sizeof(c->act_lut));
     memset(c->act_req_id, 0, sizeof(c->act_req_id));
     bitmap_zero(s->drop_logged, STX_REQUESTERS);
+    s->norid_logged = false;
     qemu_mutex_unlock(&s->cable.lock);
 }
 
@@ -454,6 +456,7 @@ static bool stx_ctrl_configure(SwitchtecNTBState *s, StxCtrl *c)
         c->act_req_id[i] = stx_get32(c->regs + CTRL_REQ_ID + 4 * i);
     }
     bitmap_zero(s->drop_logged, STX_REQUESTERS);
+    s->norid_logged = false;
     qemu_mutex_unlock(&s->cable.lock);
     return true;
 }
@@ -1230,9 +1233,33 @@ static bool stx_translate(SwitchtecNTBState *s, int bar, hwaddr off,
     return true;
 }
 
-static uint16_t stx_requester(MemTxAttrs attrs)
+/*
+ * Does the access carry a requester ID? A CPU's does (TCG gives it the
+ * CPU's attributes, requester ID 0: the root complex), a device's DMA its
+ * function's (qemu/patches/pci-dma-requester-id.patch). One without is a
+ * device model QEMU left untagged: on PCIe every request has one, and the
+ * table would have judged it. Dropped, logged once until the windows or
+ * the table change.
+ */
+static bool stx_tagged(SwitchtecNTBState *s, MemTxAttrs attrs, int bar,
+                       hwaddr off, bool is_write)
 {
-    return attrs.unspecified ? 0 : attrs.requester_id;
+    bool log;
+
+    if (!attrs.unspecified) {
+        return true;
+    }
+    qemu_mutex_lock(&s->cable.lock);
+    log = !s->norid_logged;
+    s->norid_logged = true;
+    qemu_mutex_unlock(&s->cable.lock);
+    if (log) {
+        warn_report("%s: partition %u: dropped %s with no requester ID at "
+                    "BAR%d + 0x%" HWADDR_PRIx ": a device model's untagged "
+                    "DMA", TYPE_SWITCHTEC_NTB, s->port,
+                    is_write ? "write" : "read", bar, off);
+    }
+    return false;
 }
 
 static bool stx_refuse_in_rx(SwitchtecNTBState *s, int bar, hwaddr off)
@@ -1255,8 +1282,9 @@ static MemTxResult stx_win_read(void *opaque, hwaddr addr, uint64_t *data,
 
     /* A dropped read fails as one across the cable (ntb-cable.h) */
     *data = ~0ULL;
-    if (stx_refuse_in_rx(s, w->bar, addr) || !stx_peer_present(s) ||
-        !stx_translate(s, w->bar, addr, stx_requester(attrs), &wire)) {
+    if (stx_refuse_in_rx(s, w->bar, addr) ||
+        !stx_tagged(s, attrs, w->bar, addr, false) || !stx_peer_present(s) ||
+        !stx_translate(s, w->bar, addr, attrs.requester_id, &wire)) {
         return MEMTX_ERROR;
     }
     return ntb_cable_mem_read(&s->cable, wire, size, data);
@@ -1270,8 +1298,9 @@ static MemTxResult stx_win_write(void *opaque, hwaddr addr, uint64_t data,
     uint64_t wire, le = cpu_to_le64(data);
 
     ntb_cable_ra_drop(&s->cable);
-    if (stx_refuse_in_rx(s, w->bar, addr) || !stx_peer_present(s) ||
-        !stx_translate(s, w->bar, addr, stx_requester(attrs), &wire)) {
+    if (stx_refuse_in_rx(s, w->bar, addr) ||
+        !stx_tagged(s, attrs, w->bar, addr, true) || !stx_peer_present(s) ||
+        !stx_translate(s, w->bar, addr, attrs.requester_id, &wire)) {
         return MEMTX_OK;
     }
     /* value: the store's size, so the peer can split a merged run */

@@ -39,6 +39,7 @@
 #define SNTB_DIRECT_SHIFT		0x018	/* log2 of a direct window's size */
 #define SNTB_RID_ENTRIES		0x01c	/* requester-ID table entries, 0 = none */
 #define SNTB_RID_DROPPED		0x02c	/* RO: requests the table dropped */
+#define SNTB_WIN_DROPPED		0x040	/* RO: requests no window took */
 
 /* Link */
 #define SNTB_LINK_CTRL			0x020	/* RW */
