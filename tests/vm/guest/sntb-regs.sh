@@ -18,6 +18,7 @@ DB_STATUS=0x030
 DB_MASK=0x034
 DB_SET=0x038
 PEER_DB_SET=0x03c
+WIN_DROPPED=0x040
 SPAD() { printf '0x%x' $((0x100 + 4 * $1)); }
 PEER_SPAD() { printf '0x%x' $((0x180 + 4 * $1)); }
 XLAT_ADDR() { printf '0x%x' $((0x200 + 0x10 * $1)); }

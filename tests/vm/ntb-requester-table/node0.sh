@@ -7,7 +7,13 @@
 # CPU reads through either read all-ones and CPU writes do not arrive; with
 # the root complex (0x0000, the CPUs' requester) added, both go through.
 # edu's DMA through A is dropped until edu's requester ID is in the table,
-# and again once its entry is invalid. Port C, without a table
+# and again once its entry is invalid. A virtio device's DMA through A
+# (its used ring and the buffer it fills, which QEMU reaches through a
+# MemoryRegionCache and a mapping) carries its requester ID too: dropped
+# until listed. A virtio device that bypasses its PCI function's address
+# space (no VIRTIO_F_ACCESS_PLATFORM) DMAs with no requester ID at all:
+# dropped, listed or not. Accesses through a LUT slot that is not valid
+# are dropped and counted (WIN_DROPPED). Port C, without a table
 # (requester-entries=0), forwards the CPUs and edu alike. Doorbells, which
 # the table does not check, mark when a write would have arrived.
 set -e
@@ -15,6 +21,8 @@ set -e
 . /usr/local/lib/vmtest/sntb-regs.sh
 # shellcheck source=../guest/dma.sh
 . /usr/local/lib/vmtest/dma.sh
+# shellcheck source=virtq.sh
+. ./virtq.sh
 
 # shellcheck disable=SC2046 # sysfs paths have no spaces
 set -- $(sntb_devices)
@@ -112,6 +120,14 @@ expect "RAM after a CPU write through A's LUT" "$(r32 $RAM 0x1000)" 0xcafef00d
 expect "RAM after a CPU write through A's direct window" "$(r32 $RAM 0x1004)" 0x0badf00d
 expect "A RID_DROPPED, nothing more dropped" "$(r32 "$A" $RID_DROPPED)" 4
 
+# A's LUT slot 1 was never set: what enters it is dropped and counted, not
+# forwarded (a read all-ones).
+expect "A WIN_DROPPED" "$(r32 "$A" $WIN_DROPPED)" 0
+expect "CPU read through A's LUT slot 1, not valid" "$(r32 "$A4" $LUT_SLOT_SIZE)" 0xffffffff
+w32 "$A4" $LUT_SLOT_SIZE 0xdeadbeef
+expect "A WIN_DROPPED, a read and a write through slot 1" "$(r32 "$A" $WIN_DROPPED)" 2
+expect "A RID_DROPPED, slot 1 is no requester's fault" "$(r32 "$A" $RID_DROPPED)" 4
+
 # edu, a DMA master behind port A, writes P to target and reads Q from
 # source, both in the reserved RAM, through A's LUT.
 target=$((RAM + 0x3010)) source=$((RAM + 0x5008)) here=$((RAM + 0x200000))
@@ -164,6 +180,107 @@ before=$(r32 "$A" $RID_DROPPED)
 edu_check "A, edu's entry invalid (dropped)" "$A4" "$A" "$B" /tmp/ones /tmp/c
 dropped_more "edu's DMA dropped again" "$before"
 expect "CPU read through A's LUT, 0x0000 still in the table" "$(r32 "$A4" 0x1000)" 0xcafef00d
+
+# virtio: V (0000:00:1a.0, iommu_platform=on) DMAs through its PCI
+# function's address space, U (00:1b.0, no VIRTIO_F_ACCESS_PLATFORM)
+# through QEMU's system memory, as QEMU lets such a device do. Each gets a
+# queue whose descriptors and available ring are local RAM and whose used
+# ring and buffer are reached through A's LUT slot 0: writes the device
+# makes when it hands back a buffer of random bytes.
+V=/sys/bus/pci/devices/0000:00:1a.0 U=/sys/bus/pci/devices/0000:00:1b.0
+for d in "$V" "$U"; do
+	[ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x1af4:0x1044 ] ||
+		fail "$d is not the qemu file's virtio-rng-pci"
+	pci_enable "$d"
+done
+V_RID=$(requester_id "$V") U_RID=$(requester_id "$U")
+
+# vq_ring K: virtio device K's descriptors (the available ring 0x100
+# above) in local RAM; vq_off K: its used ring's offset in A's LUT slot 0
+# (the buffer 0x800 above), as in the reserved RAM.
+vq_ring() { echo $((RAM + 0x300000 + $1 * 0x1000)); }
+vq_off() { echo $((0x6000 + $1 * 0x1000)); }
+
+# vq_start K BAR4: device K's queue set up, its used ring zeroed and its
+# buffer 16 bytes of 0x5a; the first buffer made available.
+vq_start() {
+	w64 $RAM "$(vq_off "$1")" 0
+	for i in 0 4 8 12; do
+		w32 $RAM $(($(vq_off "$1") + 0x800 + i)) 0x5a5a5a5a
+	done
+	virtq_setup "$2" "$(vq_ring "$1")" $(($(vq_ring "$1") + 0x100)) \
+		$((A4 + $(vq_off "$1"))) $((A4 + $(vq_off "$1") + 0x800))
+	virtq_kick "$2" $(($(vq_ring "$1") + 0x100)) 0
+}
+
+# vq_used K: the used ring's index of device K, as it arrived in RAM.
+vq_used() { r16 $RAM $(($(vq_off "$1") + 2)); }
+
+# vq_untouched K: device K's used ring and buffer as vq_start left them.
+vq_untouched() {
+	expect "device $1's used index in RAM" "$(vq_used "$1")" 0
+	for i in 0 4 8 12; do
+		expect "device $1's buffer, byte $i" "$(r32 $RAM $(($(vq_off "$1") + 0x800 + i)))" 0x5a5a5a5a >/dev/null
+	done
+	echo "ok: device $1's used ring and buffer untouched"
+}
+
+# settled K BEFORE: device K handed its buffer back: A dropped more than
+# BEFORE, or its used index arrived in RAM.
+settled() {
+	[ $(($(r32 "$A" $RID_DROPPED))) -gt $(($2)) ] && return 0
+	flush "$A" "$B"
+	[ $(($(vq_used "$1"))) -ne 0 ]
+}
+
+# dropped_since BEFORE: A dropped more than BEFORE.
+dropped_since() {
+	[ $(($(r32 "$A" $RID_DROPPED))) -gt $(($1)) ]
+}
+
+# used_is K N: device K's used index N has arrived in RAM.
+used_is() {
+	flush "$A" "$B"
+	[ $(($(vq_used "$1"))) -eq "$2" ]
+}
+
+# vq_dropped K DEVICE WHAT: device K (sysfs DEVICE) started hands its
+# buffer back, and A drops what it writes.
+vq_dropped() {
+	before=$(r32 "$A" $RID_DROPPED)
+	vq_start "$1" "$(bar "$2" 4)"
+	wait_until 10 settled "$1" "$before" || fail "virtio $2 did not hand its buffer back"
+	flush "$A" "$B"
+	vq_untouched "$1"
+	dropped_more "$3" "$before"
+}
+
+# V, not in A's table: what it writes through A is dropped.
+vq_dropped 0 "$V" "virtio V's used ring and buffer, V not in the table"
+
+# V listed: its next buffer arrives, random bytes, and the used index with
+# it (2: the device counts the one it handed back while dropped).
+rid_allow "$A" 4 "$V_RID"
+before=$(r32 "$A" $RID_DROPPED)
+virtq_kick "$(bar "$V" 4)" $(($(vq_ring 0) + 0x100)) 1
+wait_until 10 used_is 0 2 || fail "virtio V's used index $(vq_used 0), not 2, with V in A's table"
+[ "$(r32 $RAM $(($(vq_off 0) + 0x800)))" != 0x5a5a5a5a ] || fail "virtio V's buffer not filled"
+expect "A RID_DROPPED, V in the table" "$(r32 "$A" $RID_DROPPED)" "$before"
+
+# V's entry taken out (VALID cleared): its next buffer and used index do
+# not arrive.
+w32 "$A" "$(RID 4)" "$V_RID"
+before=$(r32 "$A" $RID_DROPPED)
+w32 $RAM $(($(vq_off 0) + 0x800)) 0x5a5a5a5a
+virtq_kick "$(bar "$V" 4)" $(($(vq_ring 0) + 0x100)) 2
+wait_until 10 dropped_since "$before" || fail "virtio V's DMA not dropped with its entry out"
+flush "$A" "$B"
+expect "virtio V's used index in RAM, entry out" "$(vq_used 0)" 2
+expect "virtio V's buffer, entry out" "$(r32 $RAM $(($(vq_off 0) + 0x800)))" 0x5a5a5a5a
+
+# U listed too, but its DMA carries no requester ID: dropped all the same.
+rid_allow "$A" 5 "$U_RID"
+vq_dropped 1 "$U" "virtio U's used ring and buffer, untagged"
 
 # Port C has no table: the CPUs and edu go through, nothing is counted.
 w32 "$C4" 0x1000 0x12345678
