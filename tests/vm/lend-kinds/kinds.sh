@@ -80,8 +80,8 @@ esac
 # message that says why; REFUSED_ERRNO: where the borrow itself then fails,
 # the error smartioctl names (else the borrow succeeds, and the driver
 # refuses the shadow). Either way the lender's device is as it was.
-# - On NTBs with inbound-translated windows (the direct model: Intel, AMD,
-#   Switchtec), a lender without an IOMMU cannot move a BAR to where its
+# - On NTBs with inbound-translated windows (NTB_WINDOWS=direct: the
+#   direct and Switchtec models; Intel, AMD, Switchtec), a lender without an IOMMU cannot move a BAR to where its
 #   windows lead: the borrower reaches a BAR only where it already lies in
 #   one of them (ntb/README.md, "NTB families"). Here the memory window
 #   leads onto RAM and the interrupt window onto 0xc0000000-0xfeefffff,
@@ -91,7 +91,7 @@ esac
 # - megaraid_sas's 32-bit coherent mask cannot reach the lender's NTB
 #   window, above 4 GiB, without the lender's IOMMU to put it lower
 #   (lend/README.md, "32-bit devices").
-case $CASE:${NTB_MODEL:-lut} in
+case $CASE:$NTB_WINDOWS in
 nvme*-noiommu:direct | virtio-*-noiommu:direct | megasas-noiommu:direct)
 	REFUSED="cannot be mapped: no window of ours leads there"
 	REFUSED_ERRNO=ENXIO
