@@ -5,11 +5,13 @@
  * connects or accepts and then receives messages, a sender thread, which
  * writes queued messages to the socket, and an inbound thread, which
  * performs received messages. Nothing blocks on the cable while holding
- * the BQL: posted writes are queued; reads of the peer queue a request and
- * wait for the reply with the BQL, and the main AioContext, released. The
- * inbound thread takes the BQL to call the device's handler; replies to
- * our own reads are handed over by the receive thread without it. Lock
- * order: BQL, then the main AioContext, then NtbCable.lock.
+ * the BQL: posted writes are queued (or, to the other port of a loopback
+ * pair, performed at once: ntb_cable_perform_here()); reads of the peer
+ * queue a request and wait for the reply with the BQL, and the main
+ * AioContext, released. The inbound thread takes the BQL to call the
+ * device's handler; replies to our own reads are handed over by the
+ * receive thread without it. Lock order: BQL, then the main AioContext,
+ * then NtbCable.lock.
  *
  * Copyright (c) 2026 smartio authors
  *
@@ -82,6 +84,9 @@ static __thread bool ntb_cable_rx;
 /* The cable whose inbound thread this is, or NULL. */
 static __thread NtbCable *ntb_cable_inbound;
 
+/* Set while this thread performs a message for the peer port (below). */
+static __thread bool ntb_cable_performing;
+
 bool ntb_cable_in_rx(void)
 {
     return ntb_cable_rx;
@@ -139,17 +144,143 @@ void ntb_cable_enqueue_locked(NtbCable *c, uint32_t type, uint64_t addr,
     m->size = sizeof(h) + len;
     QSIMPLEQ_INSERT_TAIL(&c->sendq, m, next);
     c->sendq_bytes += m->size;
+    c->tx_msgs++;
     qemu_cond_signal(&c->send_cond);
 }
 
 /*
- * Queue a posted message. Never blocks on the cable; only when the queue
- * is very full (a peer that stopped reading), and never in a receive
- * thread, it waits for room with the BQL released.
+ * Let go of the BQL, if held, and of the main AioContext, however deeply
+ * held (a block layer completion in a coroutine holds it): the inbound
+ * thread, or a vCPU, takes it under the BQL when a device starts I/O, so
+ * we could not have the BQL back while holding it
+ * (aio-context-release-all.patch). Returns the depth to take back.
+ */
+static unsigned ntb_cable_unlock_bql(bool bql)
+{
+    unsigned depth = 0;
+
+    if (bql) {
+        depth = aio_context_release_all(qemu_get_aio_context());
+        qemu_mutex_unlock_iothread();
+    }
+    return depth;
+}
+
+static void ntb_cable_relock_bql(bool bql, unsigned depth)
+{
+    if (bql) {
+        qemu_mutex_lock_iothread();
+        aio_context_reacquire(qemu_get_aio_context(), depth);
+    }
+}
+
+static bool ntb_cable_up(NtbCable *c)
+{
+    bool up;
+
+    qemu_mutex_lock(&c->lock);
+    up = ntb_cable_connected_locked(c);
+    qemu_mutex_unlock(&c->lock);
+    return up;
+}
+
+/*
+ * Has @p, the other port of this QEMU, performed every message @c sent it?
+ * Sets *@stalled when @p's inbound thread waits for a busy device, which
+ * may be the one whose access is sending. With the BQL, without which
+ * nothing but the greeting queues a message.
+ */
+static bool ntb_cable_drained(NtbCable *c, NtbCable *p, bool *stalled)
+{
+    uint64_t tx;
+    bool idle;
+
+    qemu_mutex_lock(&c->lock);
+    idle = QSIMPLEQ_EMPTY(&c->sendq) && !c->sending;
+    tx = c->tx_msgs;
+    qemu_mutex_unlock(&c->lock);
+    qemu_mutex_lock(&p->lock);
+    idle = idle && p->rx_msgs == tx && p->inq_performed == p->inq_received;
+    *stalled = p->inq_stalled;
+    qemu_mutex_unlock(&p->lock);
+    return idle;
+}
+
+/*
+ * Perform a posted message @h for the peer port in this QEMU, in the
+ * sending thread, with the BQL held: on hardware a posted write reaches
+ * the other port of the same NTB within about a microsecond, long before
+ * the CPU that issued it does anything else that could look (a script's
+ * next command, or even its next instructions); through the cable's
+ * threads it could arrive milliseconds later on a loaded host, after the
+ * sender read the other port's doorbell or scratchpad and found it
+ * unchanged. Only with everything sent earlier performed first (waiting
+ * for it with the BQL released), so the order stays the cable's; and only
+ * what the peer's immediate() allows, so the sender never waits on a
+ * device, on the cable or on itself. False: queue it as posted.
+ */
+static bool ntb_cable_perform_here(NtbCable *c, NtbCableHdr *h,
+                                   const void *payload)
+{
+    int64_t deadline = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
+                       NTB_CABLE_READ_TIMEOUT_MS;
+    NtbCable *p;
+    bool stalled;
+
+    if (!c->local_peer || h->type == NTB_CABLE_MSG_READ_REPLY ||
+        ntb_cable_rx || ntb_cable_inbound || ntb_cable_performing ||
+        !qemu_mutex_iothread_locked()) {
+        return false;
+    }
+    for (;;) {
+        unsigned depth;
+
+        /* Again after each wait: the peer may have gone meanwhile. */
+        p = c->local_peer;
+        if (!p || !p->ops->immediate || !ntb_cable_up(c) ||
+            !ntb_cable_up(p) || !p->ops->immediate(p->opaque, h)) {
+            return false;
+        }
+        if (ntb_cable_drained(c, p, &stalled)) {
+            break;
+        }
+        if (stalled) {
+            return false;
+        }
+        if (qemu_clock_get_ms(QEMU_CLOCK_REALTIME) >= deadline) {
+            error_report("%s: port %u: the peer did not perform what was "
+                         "sent before a write within %d ms; queueing it",
+                         c->name, c->port, NTB_CABLE_READ_TIMEOUT_MS);
+            return false;
+        }
+        depth = ntb_cable_unlock_bql(true);
+        g_usleep(50);
+        ntb_cable_relock_bql(true, depth);
+    }
+    /* As a message received: it empties the receiver's read-ahead */
+    ntb_cable_ra_drop(p);
+    ntb_cable_performing = true;
+    p->ops->handle(p->opaque, h, (uint8_t *)payload);
+    ntb_cable_performing = false;
+    return true;
+}
+
+/*
+ * Send a posted message: performed at once for a peer in this QEMU where
+ * ntb_cable_perform_here() can, else queued. Never blocks on the cable;
+ * only when the queue is very full (a peer that stopped reading), and
+ * never in a receive thread, it waits for room with the BQL released.
  */
 void ntb_cable_send(NtbCable *c, uint32_t type, uint64_t addr, uint32_t tag,
                     uint32_t value, const void *payload, uint32_t len)
 {
+    NtbCableHdr h = {
+        .type = type, .len = len, .addr = addr, .tag = tag, .value = value,
+    };
+
+    if (ntb_cable_perform_here(c, &h, payload)) {
+        return;
+    }
     qemu_mutex_lock(&c->lock);
     if (c->sendq_bytes > NTB_CABLE_SENDQ_MAX && !ntb_cable_rx) {
         bool bql = qemu_mutex_iothread_locked();
@@ -209,7 +340,7 @@ static bool ntb_cable_read_ahead(NtbCable *c, uint32_t type, uint64_t addr,
                                  uint32_t value, NtbCableWaiter *wp)
 {
     NtbCableWaiter w = *wp;
-    unsigned aio_depth = 0;
+    unsigned aio_depth;
     bool bql;
     int64_t deadline;
 
@@ -229,17 +360,8 @@ static bool ntb_cable_read_ahead(NtbCable *c, uint32_t type, uint64_t addr,
     ntb_cable_enqueue_locked(c, type, addr, w.tag, value, NULL, 0);
     qemu_mutex_unlock(&c->lock);
 
-    /*
-     * Let go of the main AioContext too, however deeply held (a block
-     * layer completion in a coroutine holds it): the inbound thread, or a
-     * vCPU, takes it under the BQL when a device starts I/O, so we could
-     * not have the BQL back while holding it (aio-context-release-all.patch).
-     */
     bql = qemu_mutex_iothread_locked();
-    if (bql) {
-        aio_depth = aio_context_release_all(qemu_get_aio_context());
-        qemu_mutex_unlock_iothread();
-    }
+    aio_depth = ntb_cable_unlock_bql(bql);
     qemu_mutex_lock(&c->lock);
     deadline = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
                NTB_CABLE_READ_TIMEOUT_MS;
@@ -262,10 +384,7 @@ static bool ntb_cable_read_ahead(NtbCable *c, uint32_t type, uint64_t addr,
                      c->name, c->port, addr, NTB_CABLE_READ_TIMEOUT_MS);
     }
     qemu_mutex_unlock(&c->lock);
-    if (bql) {
-        qemu_mutex_lock_iothread();
-        aio_context_reacquire(qemu_get_aio_context(), aio_depth);
-    }
+    ntb_cable_relock_bql(bql, aio_depth);
     wp->got = w.got;
     return w.done && w.ok;
 }
@@ -509,6 +628,7 @@ static void ntb_cable_got_reply(NtbCable *c, NtbCableHdr *h, uint8_t *payload)
     NtbCableWaiter *w;
 
     qemu_mutex_lock(&c->lock);
+    c->rx_msgs++;
     QTAILQ_FOREACH(w, &c->waiters, next) {
         if (w->tag == h->tag) {
             QTAILQ_REMOVE(&c->waiters, w, next);
@@ -562,6 +682,7 @@ static void ntb_cable_inbound_queue(NtbCable *c, NtbCableHdr *h,
     in->gen = c->conn_gen;
     QSIMPLEQ_INSERT_TAIL(&c->inq, in, next);
     c->inq_received++;
+    c->rx_msgs++;
     qemu_cond_signal(&c->inq_cond);
     qemu_mutex_unlock(&c->lock);
 }
@@ -901,6 +1022,8 @@ bool ntb_cable_pair(NtbCable *a, NtbCable *b, Error **errp)
     a->cabled = true;
     a->loop_fd = sv[0];
     b->loop_fd = sv[1];
+    a->local_peer = b;
+    b->local_peer = a;
     return true;
 }
 
@@ -908,6 +1031,10 @@ void ntb_cable_cleanup(NtbCable *c)
 {
     bool bql = qemu_mutex_iothread_locked();
 
+    if (c->local_peer) {
+        c->local_peer->local_peer = NULL;
+        c->local_peer = NULL;
+    }
     if (!c->initialized) {
         if (c->listen_fd >= 0) {
             close(c->listen_fd);

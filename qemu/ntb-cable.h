@@ -84,6 +84,13 @@ typedef struct NtbCableOps {
     void (*disconnected)(void *opaque);
     /* May a read of the peer go out now? Under the cable's lock. */
     bool (*may_read_locked)(void *opaque);
+    /*
+     * May this posted message, sent by the other port of this QEMU, be
+     * performed at once, by the thread that sends it? Only what can wait
+     * neither on a device nor on the cable: a register update, a write
+     * into RAM, a write dropped. With the BQL. NULL: never.
+     */
+    bool (*immediate)(void *opaque, const NtbCableHdr *h);
 } NtbCableOps;
 
 typedef struct NtbCable {
@@ -108,6 +115,14 @@ typedef struct NtbCable {
     QTAILQ_HEAD(, NtbCableWaiter) waiters;
     uint32_t next_tag;
     NtbCableReadAhead ra;
+    /*
+     * Messages queued to the peer, and messages received from it: with
+     * inq_received and inq_performed they tell whether everything one
+     * port of a loopback pair sent has been performed by the other.
+     */
+    uint64_t tx_msgs;
+    uint64_t rx_msgs;
+    struct NtbCable *local_peer; /* the other port, when in this QEMU */
 
     QSIMPLEQ_HEAD(, NtbCableInbound) inq; /* received, to be performed */
     QemuCond inq_cond;          /* inq not empty, or stop */
@@ -163,7 +178,12 @@ bool ntb_cable_connected_locked(NtbCable *c);
 void ntb_cable_enqueue_locked(NtbCable *c, uint32_t type, uint64_t addr,
                               uint32_t tag, uint32_t value,
                               const void *payload, uint32_t len);
-/* Queue a posted message; waits only for room in a very full queue. */
+/*
+ * Send a posted message. To a port in this QEMU, from a thread holding the
+ * BQL, what the peer's immediate() allows is performed before this returns
+ * (see ntb-cable.c); anything else is queued, and waits only for room in a
+ * very full queue.
+ */
 void ntb_cable_send(NtbCable *c, uint32_t type, uint64_t addr, uint32_t tag,
                     uint32_t value, const void *payload, uint32_t len);
 /* Answer a read the peer sent (tag from its header). */

@@ -822,6 +822,30 @@ static void sntb_handle(void *opaque, NtbCableHdr *h, uint8_t *payload)
     }
 }
 
+/*
+ * May @h, from the other port of this QEMU, be performed by its sender
+ * (ntb-cable.c)? Doorbells and scratchpads are registers; a window write
+ * may be if it lands in RAM or nowhere (it is dropped): into a device's
+ * registers it could make the device wait on the cable or on the sender.
+ */
+static bool sntb_immediate(void *opaque, const NtbCableHdr *h)
+{
+    SmartioNTBState *s = opaque;
+    uint32_t len = h->len;
+    dma_addr_t da;
+
+    switch (h->type) {
+    case SNTB_MSG_DB:
+    case SNTB_MSG_SPAD_WRITE:
+        return true;
+    case SNTB_MSG_MEM_WRITE:
+        return !s->link_up || !sntb_inbound_addr(s, h->addr, &len, &da) ||
+               ntb_cable_dma_is_ram(pci_get_address_space(PCI_DEVICE(s)), da,
+                                    len, true, sntb_dma_attrs(s));
+    }
+    return false;
+}
+
 /* The connection is up: tell the peer our port and link enable. */
 static void sntb_connected_locked(void *opaque)
 {
@@ -854,6 +878,7 @@ static const NtbCableOps sntb_cable_ops = {
     .handle = sntb_handle,
     .disconnected = sntb_disconnected,
     .may_read_locked = sntb_may_read_locked,
+    .immediate = sntb_immediate,
 };
 
 static bool sntb_is_pow2_ge(uint64_t v, uint64_t min)

@@ -1401,6 +1401,38 @@ static void stx_handle_hello(SwitchtecNTBState *s, NtbCableHdr *h,
     stx_peer_link_event(s);
 }
 
+/*
+ * May @h, from the other partition of this QEMU, be performed by its
+ * sender (ntb-cable.c)? Doorbells, messages and control are registers of
+ * the one switch; a window write may be if it lands in RAM or is dropped:
+ * into a device's registers it could make the device wait on the cable or
+ * on the sender.
+ */
+static bool stx_immediate(void *opaque, const NtbCableHdr *h)
+{
+    SwitchtecNTBState *s = opaque;
+    PCIDevice *pdev = PCI_DEVICE(s);
+    AddressSpace *as;
+    MemTxAttrs attrs;
+    dma_addr_t da;
+
+    switch (h->type) {
+    case STX_MSG_CTRL_WRITE:
+    case STX_MSG_DB:
+    case STX_MSG_MSG:
+        return true;
+    case NTB_CABLE_MSG_MEM_WRITE:
+        /* Checked first: stx_inbound() logs a drop */
+        if (!s->peer_present ||
+            !(pci_get_word(pdev->config + PCI_COMMAND) & PCI_COMMAND_MASTER)) {
+            return true;
+        }
+        return stx_inbound(s, h->addr, h->len, "write", &as, &da, &attrs) &&
+               ntb_cable_dma_is_ram(as, da, h->len, true, attrs);
+    }
+    return false;
+}
+
 static void stx_handle(void *opaque, NtbCableHdr *h, uint8_t *payload)
 {
     SwitchtecNTBState *s = opaque;
@@ -1513,6 +1545,7 @@ static const NtbCableOps stx_cable_ops = {
     .handle = stx_handle,
     .disconnected = stx_disconnected,
     .may_read_locked = stx_may_read_locked,
+    .immediate = stx_immediate,
 };
 
 static bool stx_is_pow2_ge(uint64_t v, uint64_t min)
