@@ -32,6 +32,7 @@ enum smartio_msg_op {
 	SMARTIO_MSG_OP_RESET,		/* reset a borrowed device, state kept */
 	SMARTIO_MSG_OP_SEGMENT_DISCONNECT, /* event: a connection is gone */
 	SMARTIO_MSG_OP_SEGMENT_REVOKE,	/* the owner takes a segment away */
+	SMARTIO_MSG_OP_RETURNING,	/* a borrower's driver lets go: RETURN next */
 	SMARTIO_MSG_OP_MAX = 64,	/* first code not available */
 };
 
