@@ -116,6 +116,7 @@ struct device *smartio_node_dma_device(u16 node_id);
 struct smartio_grant *smartio_node_grant(u16 node_id, u64 addr, u64 size);
 u64 smartio_grant_addr(const struct smartio_grant *g);
 void smartio_node_revoke(struct smartio_grant *g);
+void smartio_node_flush(u16 node_id);
 u64 smartio_ram_end(void);
 
 /*
