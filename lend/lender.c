@@ -1097,23 +1097,41 @@ unlock:
 	return ret;
 }
 
+/*
+ * The function that @node_id's RETURN or RETURNING @req names, lent to
+ * it, or NULL with @err set. Called with smartio_lender_lock held.
+ */
+static struct smartio_lent *smartio_lent_returned(u16 node_id,
+						  const struct smartio_msg *req,
+						  int *err)
+{
+	const struct smartio_return_req *r = req->payload;
+	struct smartio_lent *lent;
+
+	lockdep_assert_held(&smartio_lender_lock);
+	*err = 0;
+	lent = smartio_lent_find(le32_to_cpu(r->fdid), err, NULL);
+	/* Not (or no longer) lent to it: a late or repeated return. */
+	if (lent && !smartio_lent_held_by(lent, node_id, 0)) {
+		*err = -EPERM;
+		return NULL;
+	}
+	return lent;
+}
+
 /* Messaging handler: a borrower gives a device back. */
 static int smartio_lender_return_handler(u16 node_id,
 					 const struct smartio_msg *req,
 					 void *resp, u32 *resp_len)
 {
-	const struct smartio_return_req *r = req->payload;
 	struct smartio_lent *lent;
-	int ret = 0;
+	int ret;
 
-	if (req->len != sizeof(*r))
+	if (req->len != sizeof(struct smartio_return_req))
 		return -EINVAL;
 	mutex_lock(&smartio_lender_lock);
-	lent = smartio_lent_find(le32_to_cpu(r->fdid), &ret, NULL);
-	/* Not (or no longer) lent to it: a late or repeated return. */
-	if (lent && !smartio_lent_held_by(lent, node_id, 0))
-		ret = -EPERM;
-	if (!ret) {
+	lent = smartio_lent_returned(node_id, req, &ret);
+	if (lent) {
 		pci_info(lent->pdev, "returned by node %u\n", node_id);
 		if (lent->reclaiming) {
 			/* Its reclaimer closes the windows. */
@@ -1141,19 +1159,16 @@ static int smartio_lender_returning_handler(u16 node_id,
 					    const struct smartio_msg *req,
 					    void *resp, u32 *resp_len)
 {
-	const struct smartio_return_req *r = req->payload;
 	struct smartio_lent *lent;
-	int ret = 0;
+	int ret;
 
-	if (req->len != sizeof(*r))
+	if (req->len != sizeof(struct smartio_return_req))
 		return -EINVAL;
 	mutex_lock(&smartio_lender_lock);
-	lent = smartio_lent_find(le32_to_cpu(r->fdid), &ret, NULL);
-	if (lent && !smartio_lent_held_by(lent, node_id, 0))
-		ret = -EPERM;
-	else if (lent && lent->state != SMARTIO_DEVICE_STATE_BORROWED)
+	lent = smartio_lent_returned(node_id, req, &ret);
+	if (lent && lent->state != SMARTIO_DEVICE_STATE_BORROWED) {
 		ret = -ESHUTDOWN;	/* reclaimed: stopped already */
-	if (!ret && !lent->returning) {
+	} else if (lent && !lent->returning) {
 		pci_info(lent->pdev, "node %u announces its return\n", node_id);
 		lent->returning = true;
 		lent->return_deadline = jiffies + SMARTIO_RETURN_TIMEOUT;
