@@ -151,10 +151,11 @@ static bool smartio_lender_closing;
 /*
  * How long a reclaim waits for a return its borrower announced: the
  * borrower's driver shuts its device down through the windows, with its
- * DMA running (nvme's longest wait for an admin command is 60 s). A lost
- * borrower ends the wait as soon as it is noticed.
+ * DMA running, which takes it far less (a driver waiting that long has
+ * lost its device anyway). A lost borrower ends the wait as soon as it
+ * is noticed.
  */
-#define SMARTIO_RETURN_TIMEOUT	(60 * HZ)
+#define SMARTIO_RETURN_TIMEOUT	(30 * HZ)
 
 /*
  * How long the functions a lost borrower held get, their Bus Master off,
