@@ -12,7 +12,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/mmzone.h>
+#include <linux/moduleparam.h>
 #include <linux/netlink.h>
 #include <linux/slab.h>
 
@@ -255,6 +257,62 @@ static void smartio_borrower_remove(struct smartio_shadow *sh,
 		smartio_borrower_send_return(lender, fdid);
 }
 
+#ifdef CONFIG_SMARTIO_TEST_HOOKS
+/*
+ * Test hook: while set, a return waits between its announcement and its
+ * driver's letting go (for at most SMARTIO_TEST_RETURN_HOLD_MS), so that
+ * a test can have a reclaim cross it there (tests/vm/fuzz-netlink, case
+ * crossing).
+ */
+static bool test_return_hold;
+module_param(test_return_hold, bool, 0644);
+MODULE_PARM_DESC(test_return_hold,
+		 "test hook: hold returns between their announcement and unbind");
+#define SMARTIO_TEST_RETURN_HOLD_MS	60000
+#endif
+
+/*
+ * Announces the return of @sh to its lender (RETURNING), before its
+ * driver lets go of it: the lender then waits for the RETURN with the
+ * function running, even if it reclaims the function meanwhile, so that
+ * the driver's shutdown (commands it waits for, reads of its BARs) finds
+ * the function as it was. If the lender is taking it back already, which
+ * stopped the function, or cannot be asked, the shadow is lost: its
+ * driver lets go of it as in a surprise removal, touching nothing it
+ * would wait for. Called with smartio_borrower_lock held.
+ */
+static void smartio_borrower_announce_return(struct smartio_shadow *sh)
+{
+	struct smartio_return_req req = { .fdid = cpu_to_le32(sh->fdid) };
+	u32 len;
+	int ret;
+
+	lockdep_assert_held(&smartio_borrower_lock);
+	ret = smartio_msg_call(sh->lender, SMARTIO_MSG_OP_RETURNING, &req,
+			       sizeof(req), NULL, 0, &len,
+			       SMARTIO_LEND_TIMEOUT);
+	if (ret) {
+		pci_info(sh->pdev, "fdid %x: node %u %s (%pe): its driver lets go of it as of a device gone\n",
+			 sh->fdid, sh->lender, ret == -ESHUTDOWN ?
+			 "is reclaiming it" : "did not take the return",
+			 ERR_PTR(ret));
+		WRITE_ONCE(sh->lost, true);
+		sh->pdev->error_state = pci_channel_io_perm_failure;
+		return;
+	}
+#ifdef CONFIG_SMARTIO_TEST_HOOKS
+	if (READ_ONCE(test_return_hold)) {
+		unsigned int ms;
+
+		pci_info(sh->pdev, "fdid %x: test hook: the return holds\n",
+			 sh->fdid);
+		for (ms = 0; ms < SMARTIO_TEST_RETURN_HOLD_MS &&
+		     READ_ONCE(test_return_hold); ms += 100)
+			msleep(100);
+	}
+#endif
+}
+
 int smartio_borrower_give_back(u32 fdid, struct netlink_ext_ack *extack)
 {
 	struct smartio_shadow *sh;
@@ -265,6 +323,7 @@ int smartio_borrower_give_back(u32 fdid, struct netlink_ext_ack *extack)
 	if (sh) {
 		pci_info(sh->pdev, "returning fdid %x to node %u\n", fdid,
 			 sh->lender);
+		smartio_borrower_announce_return(sh);
 		smartio_borrower_remove(sh, true);
 	} else {
 		NL_SET_ERR_MSG(extack, "this node has not borrowed the device");
@@ -405,7 +464,9 @@ void smartio_borrower_exit(void)
 
 	smartio_msg_handler_unregister(SMARTIO_MSG_OP_RECLAIMED);
 	mutex_lock(&smartio_borrower_lock);
-	list_for_each_entry_safe(sh, next, &smartio_shadows, list)
+	list_for_each_entry_safe(sh, next, &smartio_shadows, list) {
+		smartio_borrower_announce_return(sh);
 		smartio_borrower_remove(sh, true);
+	}
 	mutex_unlock(&smartio_borrower_lock);
 }

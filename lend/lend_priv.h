@@ -200,6 +200,8 @@ struct smartio_shadow_dynamic {
  * @warned: SMARTIO_SHADOW_WARNED_* bits: what was said once already.
  * @iova: @ntb's IOVA window, referenced, where our IOMMU translates its
  *	inbound accesses; NULL where they reach RAM as is.
+ * @fq: With @iova, the queue the driver's unmaps wait in for a flush of
+ *	what it posted to the device (flushq.c).
  * @dma_addr: Start of our range (inbound addresses of @ntb) the device
  *	reaches by DMA.
  * @dma_size: Its size.
@@ -242,6 +244,7 @@ struct smartio_shadow {
 	bool lost;
 	unsigned long warned;
 	struct smartio_iova_window *iova;
+	struct smartio_flushq *fq;
 	u64 dma_addr;
 	u64 dma_size;
 	u64 dma_base;
@@ -283,6 +286,13 @@ smartio_shadow_of_bus(const struct pci_bus *bus)
  */
 #define SMARTIO_SHADOW_WARNED_DMA	0
 #define SMARTIO_SHADOW_WARNED_MSI	1
+
+/* flushq.c */
+struct smartio_flushq *smartio_flushq_create(struct smartio_shadow *sh);
+void smartio_flushq_unmap(struct smartio_flushq *fq, dma_addr_t addr,
+			  size_t size, struct page *page);
+void smartio_flushq_drain(struct smartio_flushq *fq, bool flush);
+void smartio_flushq_destroy(struct smartio_flushq *fq);
 
 /* config.c */
 int smartio_config_lend(struct pci_dev *pdev,

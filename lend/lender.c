@@ -15,7 +15,11 @@
  * reclaim, the stub driver letting go of it (an unbind, a PCI removal),
  * the module's exit. Whatever this node takes, its borrower is told
  * (RECLAIMED), and the windows close once it has let go, or after
- * SMARTIO_RECLAIM_TIMEOUT. Taking back resets the function, which may
+ * SMARTIO_RECLAIM_TIMEOUT. A borrower announces a return before its
+ * driver lets go (RETURNING): what this node then takes waits for the
+ * RETURN, with the function running, so that the driver's last commands
+ * complete and none of its accesses finds the function taken back (for
+ * at most SMARTIO_RETURN_TIMEOUT from the announcement). Taking back resets the function, which may
  * take long: it is done under the function's device lock, outside
  * smartio_lender_lock, so that other borrowers' traffic does not wait.
  *
@@ -69,6 +73,11 @@
  * @reclaiming: A reclaimer waits for the borrower to let go, and takes it
  *	back itself (smartio_lent_reclaim_start()).
  * @let_go: The borrower returned it, or left, while it was reclaimed.
+ * @returning: The borrower announced its return (RETURNING): its driver
+ *	is letting go, and a reclaim waits for the RETURN without stopping
+ *	the function.
+ * @return_deadline: Until when (jiffies) a reclaim waits for the
+ *	announced return.
  * @exiting: Reclaimed by the module's exit.
  * @releasing: This module is taking the stub driver off it: the stub's
  *	.remove has nothing to do.
@@ -101,6 +110,8 @@ struct smartio_lent {
 	bool tearing;
 	bool reclaiming;
 	bool let_go;
+	bool returning;
+	unsigned long return_deadline;
 	bool exiting;
 	bool releasing;
 	bool unbound;
@@ -136,6 +147,15 @@ static bool smartio_lender_closing;
 
 /* How long a reclaim waits for the borrower to let go before forcing it. */
 #define SMARTIO_RECLAIM_TIMEOUT	(10 * HZ)
+
+/*
+ * How long a reclaim waits for a return its borrower announced: the
+ * borrower's driver shuts its device down through the windows, with its
+ * DMA running, which takes it far less (a driver waiting that long has
+ * lost its device anyway). A lost borrower ends the wait as soon as it
+ * is noticed.
+ */
+#define SMARTIO_RETURN_TIMEOUT	(30 * HZ)
 
 /*
  * How long the functions a lost borrower held get, their Bus Master off,
@@ -597,6 +617,7 @@ static void smartio_lent_take_back(struct smartio_lent *lent,
 	WRITE_ONCE(lent->tearing, false);
 	lent->borrower = 0;
 	lent->session = 0;
+	lent->returning = false;
 	if (lent->unbound) {
 		lent->unbound = false;
 		smartio_lent_unbound(lent);
@@ -610,6 +631,9 @@ static void smartio_lent_take_back(struct smartio_lent *lent,
  * Starts taking @lent back from a live borrower: the function stops (no
  * more DMA), the borrower is told and removes its shadow as a surprise
  * removal, then returns the device (or leaves), which sets @lent->let_go.
+ * A borrower that announced its return (@lent->returning) is returning it
+ * already, its driver shutting the function down through the windows:
+ * the function runs on, nor is it told, and the RETURN ends the wait.
  * The caller finishes with smartio_lent_reclaim_finish(). Called with
  * smartio_lender_lock held, on a borrowed function.
  */
@@ -619,9 +643,15 @@ static void smartio_lent_reclaim_start(struct smartio_lent *lent)
 	struct smartio_return_req ev = { .fdid = cpu_to_le32(fdid) };
 	int ret;
 
+	lockdep_assert_held(&smartio_lender_lock);
 	lent->state = SMARTIO_DEVICE_STATE_RETURNING;
 	WRITE_ONCE(lent->reclaiming, true);
 	WRITE_ONCE(lent->let_go, false);
+	if (lent->returning) {
+		pci_info(lent->pdev, "fdid %x: reclaiming from node %u, which is returning it: waiting for its return\n",
+			 fdid, lent->borrower);
+		return;
+	}
 	pci_clear_master(lent->pdev);
 	ret = smartio_msg_post(lent->borrower, SMARTIO_MSG_OP_RECLAIMED, &ev,
 			       sizeof(ev));
@@ -645,13 +675,17 @@ static bool smartio_lent_let_go(struct smartio_lent *lent)
 }
 
 /*
- * Waits until @lent's borrower has let go of it, or until @deadline,
- * with smartio_lender_lock dropped. The function cannot go meanwhile:
- * only an unavailable one is removed.
+ * Waits until @lent's borrower has let go of it, or until @deadline (or
+ * the deadline of a return it announced, if later), with
+ * smartio_lender_lock dropped. The function cannot go meanwhile: only an
+ * unavailable one is removed.
  */
 static void smartio_lent_reclaim_wait(struct smartio_lent *lent,
 				      unsigned long deadline)
 {
+	lockdep_assert_held(&smartio_lender_lock);
+	if (lent->returning && time_after(lent->return_deadline, deadline))
+		deadline = lent->return_deadline;
 	mutex_unlock(&smartio_lender_lock);
 	wait_event_timeout(smartio_lender_returned, smartio_lent_let_go(lent),
 			   time_after(deadline, jiffies) ?
@@ -1064,23 +1098,41 @@ unlock:
 	return ret;
 }
 
+/*
+ * The function that @node_id's RETURN or RETURNING @req names, lent to
+ * it, or NULL with @err set. Called with smartio_lender_lock held.
+ */
+static struct smartio_lent *smartio_lent_returned(u16 node_id,
+						  const struct smartio_msg *req,
+						  int *err)
+{
+	const struct smartio_return_req *r = req->payload;
+	struct smartio_lent *lent;
+
+	lockdep_assert_held(&smartio_lender_lock);
+	*err = 0;
+	lent = smartio_lent_find(le32_to_cpu(r->fdid), err, NULL);
+	/* Not (or no longer) lent to it: a late or repeated return. */
+	if (lent && !smartio_lent_held_by(lent, node_id, 0)) {
+		*err = -EPERM;
+		return NULL;
+	}
+	return lent;
+}
+
 /* Messaging handler: a borrower gives a device back. */
 static int smartio_lender_return_handler(u16 node_id,
 					 const struct smartio_msg *req,
 					 void *resp, u32 *resp_len)
 {
-	const struct smartio_return_req *r = req->payload;
 	struct smartio_lent *lent;
-	int ret = 0;
+	int ret;
 
-	if (req->len != sizeof(*r))
+	if (req->len != sizeof(struct smartio_return_req))
 		return -EINVAL;
 	mutex_lock(&smartio_lender_lock);
-	lent = smartio_lent_find(le32_to_cpu(r->fdid), &ret, NULL);
-	/* Not (or no longer) lent to it: a late or repeated return. */
-	if (lent && !smartio_lent_held_by(lent, node_id, 0))
-		ret = -EPERM;
-	if (!ret) {
+	lent = smartio_lent_returned(node_id, req, &ret);
+	if (lent) {
 		pci_info(lent->pdev, "returned by node %u\n", node_id);
 		if (lent->reclaiming) {
 			/* Its reclaimer closes the windows. */
@@ -1089,6 +1141,38 @@ static int smartio_lender_return_handler(u16 node_id,
 		} else {
 			smartio_lent_take_back(lent, false);
 		}
+	}
+	mutex_unlock(&smartio_lender_lock);
+	return ret;
+}
+
+/*
+ * Messaging handler: a borrower announces the return of a device, before
+ * its driver lets go of it. From now until the RETURN, whatever takes the
+ * function back waits for that (smartio_lent_reclaim_start()), with the
+ * function running: the driver's shutdown completes, and none of its
+ * accesses meets a function stopped or windows closed under it. Answered
+ * -ESHUTDOWN when this node is taking the function back already (it
+ * stopped it): the borrower then removes its shadow as a surprise
+ * removal, and returns it.
+ */
+static int smartio_lender_returning_handler(u16 node_id,
+					    const struct smartio_msg *req,
+					    void *resp, u32 *resp_len)
+{
+	struct smartio_lent *lent;
+	int ret;
+
+	if (req->len != sizeof(struct smartio_return_req))
+		return -EINVAL;
+	mutex_lock(&smartio_lender_lock);
+	lent = smartio_lent_returned(node_id, req, &ret);
+	if (lent && lent->state != SMARTIO_DEVICE_STATE_BORROWED) {
+		ret = -ESHUTDOWN;	/* reclaimed: stopped already */
+	} else if (lent && !lent->returning) {
+		pci_info(lent->pdev, "node %u announces its return\n", node_id);
+		lent->returning = true;
+		lent->return_deadline = jiffies + SMARTIO_RETURN_TIMEOUT;
 	}
 	mutex_unlock(&smartio_lender_lock);
 	return ret;
@@ -1120,10 +1204,17 @@ static struct smartio_lent *smartio_lent_config_find(u32 fdid, u16 node,
 
 	*err = 0;
 	lent = smartio_lent_find(fdid, err, NULL);
+	/*
+	 * Being taken back, its accesses are dropped, but those of a driver
+	 * letting go in a return its borrower announced: that reclaim waits
+	 * for the RETURN with the function running.
+	 */
 	if (!lent || (lent->state == SMARTIO_DEVICE_STATE_RETURNING &&
-		      lent->borrower == node))
+		      lent->borrower == node &&
+		      (!lent->returning || lent->tearing)))
 		return NULL;
-	if (lent->state != SMARTIO_DEVICE_STATE_BORROWED ||
+	if ((lent->state != SMARTIO_DEVICE_STATE_BORROWED &&
+	     lent->state != SMARTIO_DEVICE_STATE_RETURNING) ||
 	    lent->borrower != node || lent->tearing) {
 		*err = -EPERM;
 		return NULL;
@@ -1244,8 +1335,9 @@ void smartio_lender_node_left(u16 node_id, u32 session)
 
 	mutex_lock(&smartio_lender_lock);
 	list_for_each_entry(lent, &smartio_lent_devices, list) {
+		/* A reclaim stopped it, unless it waits for a return. */
 		if (smartio_lent_held_by(lent, node_id, session) &&
-		    !lent->reclaiming) {
+		    (!lent->reclaiming || lent->returning)) {
 			pci_clear_master(lent->pdev);
 			settle = true;
 		}
@@ -1305,6 +1397,7 @@ static const struct {
 } smartio_lender_handlers[] = {
 	{ SMARTIO_MSG_OP_BORROW, smartio_lender_borrow_handler },
 	{ SMARTIO_MSG_OP_RETURN, smartio_lender_return_handler },
+	{ SMARTIO_MSG_OP_RETURNING, smartio_lender_returning_handler },
 	{ SMARTIO_MSG_OP_CONFIG_WRITE, smartio_lender_config_handler },
 	{ SMARTIO_MSG_OP_CONFIG_READ, smartio_lender_config_handler },
 	{ SMARTIO_MSG_OP_RESET, smartio_lender_config_handler },

@@ -316,14 +316,26 @@ err_unmap:
 	return DMA_MAPPING_ERROR;
 }
 
+/*
+ * Unmaps @size bytes at device address @addr, and frees coherent memory
+ * @page (NULL: none) once unmapped: behind a flush of what the driver
+ * posted to the device (flushq.c), unless the device is lost (stopped by
+ * its lender). All of RAM in the window: nothing to unmap.
+ */
 static void smartio_shadow_unmap(struct device *dev, dma_addr_t addr,
-				 size_t size)
+				 size_t size, struct page *page)
 {
 	struct smartio_shadow *sh = smartio_shadow_of(dev);
+	dma_addr_t bus = addr - sh->dma_base + sh->dma_addr;
 
+	if (sh->iova && !READ_ONCE(sh->lost)) {
+		smartio_flushq_unmap(sh->fq, bus, size, page);
+		return;
+	}
 	if (sh->iova)
-		smartio_iova_unmap(sh->iova, sh,
-				   addr - sh->dma_base + sh->dma_addr, size);
+		smartio_iova_unmap(sh->iova, sh, bus, size);
+	if (page)
+		__free_pages(page, get_order(size));
 }
 
 static dma_addr_t smartio_shadow_map_page(struct device *dev,
@@ -340,7 +352,7 @@ static void smartio_shadow_unmap_page(struct device *dev, dma_addr_t addr,
 				      size_t size, enum dma_data_direction dir,
 				      unsigned long attrs)
 {
-	smartio_shadow_unmap(dev, addr, size);
+	smartio_shadow_unmap(dev, addr, size, NULL);
 }
 
 /*
@@ -451,7 +463,7 @@ static void smartio_shadow_unmap_resource(struct device *dev,
 					  enum dma_data_direction dir,
 					  unsigned long attrs)
 {
-	smartio_shadow_unmap(dev, addr, size);
+	smartio_shadow_unmap(dev, addr, size, NULL);
 }
 
 static void *smartio_shadow_alloc(struct device *dev, size_t size,
@@ -476,8 +488,7 @@ static void *smartio_shadow_alloc(struct device *dev, size_t size,
 static void smartio_shadow_free(struct device *dev, size_t size, void *cpu,
 				dma_addr_t addr, unsigned long attrs)
 {
-	smartio_shadow_unmap(dev, addr, size);
-	__free_pages(virt_to_page(cpu), get_order(size));
+	smartio_shadow_unmap(dev, addr, size, virt_to_page(cpu));
 }
 
 /*
@@ -567,14 +578,19 @@ static int smartio_shadow_bus_event(struct notifier_block *nb,
 				    unsigned long action, void *data)
 {
 	struct device *dev = data;
+	struct smartio_shadow *sh;
+	bool stopped;
 
 	if (to_pci_dev(dev)->bus->ops != &smartio_shadow_pci_ops)
 		return NOTIFY_DONE;
 	switch (action) {
 	case BUS_NOTIFY_UNBOUND_DRIVER:
 	case BUS_NOTIFY_DRIVER_NOT_BOUND:
-		smartio_shadow_dma_stop(smartio_shadow_of(dev));
-		smartio_shadow_dma_reclaim(smartio_shadow_of(dev), dev);
+		sh = smartio_shadow_of(dev);
+		stopped = !smartio_shadow_dma_stop(sh);
+		if (sh->fq)
+			smartio_flushq_drain(sh->fq, !stopped);
+		smartio_shadow_dma_reclaim(sh, dev);
 		break;
 	case BUS_NOTIFY_REMOVED_DEVICE:
 		set_dma_ops(dev, &smartio_shadow_dma_ops);
@@ -834,6 +850,7 @@ static void smartio_shadow_release(struct pci_host_bridge *bridge)
 	smartio_shadow_release_windows(sh);
 	smartio_shadow_unmap_bars(sh);
 	/* Whatever was mapped for it since its driver let go. */
+	smartio_flushq_destroy(sh->fq);
 	smartio_shadow_dma_reclaim(sh, &sh->ntb->dev);
 	smartio_iova_window_put(sh->iova);
 	pci_dev_put(sh->ntb);
@@ -859,6 +876,11 @@ int smartio_shadow_create(struct smartio_shadow *sh,
 	int i, ret;
 
 	spin_lock_init(&sh->config_lock);
+	if (sh->iova) {
+		sh->fq = smartio_flushq_create(sh);
+		if (!sh->fq)
+			return -ENOMEM;
+	}
 	sh->dma_base = le64_to_cpu(resp->dma_base);
 	sh->msi_base = le64_to_cpu(resp->msi_base);
 	ret = smartio_shadow_map_bars(sh, resp);
@@ -936,6 +958,8 @@ err_config:
 	smartio_shadow_config_exit(sh);
 err_bars:
 	smartio_shadow_unmap_bars(sh);
+	smartio_flushq_destroy(sh->fq);
+	sh->fq = NULL;
 	return ret;
 }
 

@@ -648,3 +648,44 @@ void smartio_reach_show(struct seq_file *s, struct smartio_peer *peer)
 		   peer->reach[mem].addr, peer->reach[mem].size,
 		   peer->reach[!mem].addr, peer->reach[!mem].size);
 }
+
+/**
+ * smartio_node_flush() - Wait until what we posted toward a node landed.
+ * @node_id: The node.
+ *
+ * Reads a word of the node's receive area through our window onto it.
+ * PCIe lets no read pass a posted write going the same way, and the
+ * emulated cable performs both in order: when the read completes, every
+ * write this node's CPUs posted through its windows onto @node before
+ * has been performed there, a lent device's register writes included
+ * (and what the device did on them, as a command that reads a table in
+ * our memory). A borrower's flush queue asks this before it unmaps a
+ * batch of what lent devices might still reach on a command their
+ * drivers posted last (lend/flushq.c). Nothing happens if @node is not
+ * joined: its devices reach nothing of ours any more.
+ *
+ * Context: Any; spins for a round trip across the fabric.
+ */
+void smartio_node_flush(u16 node_id)
+{
+	struct smartio_msg_chan *chan;
+	struct smartio_adapter *ad;
+	struct smartio_peer *peer;
+	unsigned long flags;
+	int idx;
+
+	idx = srcu_read_lock(&smartio_adapters_srcu);
+	peer = smartio_node_peer(node_id, &ad);
+	if (peer) {
+		chan = &peer->chan;
+		/* The window stays mapped while the channel is up. */
+		spin_lock_irqsave(&chan->lock, flags);
+		if (chan->up && chan->win) {
+			mb();	/* after the writes before us */
+			ioread32(chan->win + SMARTIO_MSG_AREA_HEAD);
+		}
+		spin_unlock_irqrestore(&chan->lock, flags);
+	}
+	srcu_read_unlock(&smartio_adapters_srcu, idx);
+}
+EXPORT_SYMBOL_GPL(smartio_node_flush);

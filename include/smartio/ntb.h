@@ -32,6 +32,7 @@ enum smartio_msg_op {
 	SMARTIO_MSG_OP_RESET,		/* reset a borrowed device, state kept */
 	SMARTIO_MSG_OP_SEGMENT_DISCONNECT, /* event: a connection is gone */
 	SMARTIO_MSG_OP_SEGMENT_REVOKE,	/* the owner takes a segment away */
+	SMARTIO_MSG_OP_RETURNING,	/* a borrower's driver lets go: RETURN next */
 	SMARTIO_MSG_OP_MAX = 64,	/* first code not available */
 };
 
@@ -115,6 +116,7 @@ struct device *smartio_node_dma_device(u16 node_id);
 struct smartio_grant *smartio_node_grant(u16 node_id, u64 addr, u64 size);
 u64 smartio_grant_addr(const struct smartio_grant *g);
 void smartio_node_revoke(struct smartio_grant *g);
+void smartio_node_flush(u16 node_id);
 u64 smartio_ram_end(void);
 
 /*

@@ -16,8 +16,8 @@
  *
  *  - an op: one with a handler (ECHO, SEGMENT_INFO, DEVICE_NEXT, BORROW,
  *    RETURN, CONFIG_WRITE, RECLAIMED, CONFIG_READ, RESET,
- *    SEGMENT_DISCONNECT, SEGMENT_REVOKE), the retired 3, one without
- *    (13-63), or one past SMARTIO_MSG_OP_MAX;
+ *    SEGMENT_DISCONNECT, SEGMENT_REVOKE, RETURNING), the retired 3, one
+ *    without (14-63), or one past SMARTIO_MSG_OP_MAX;
  *  - a payload of the op's wire format (lend/lend_priv.h, ntb/segment.c)
  *    with random fields or fields from what exists (LENT, BORROWED,
  *    SEGMENT, the target's and our node ids), of a random length: 0,
@@ -27,10 +27,9 @@
  *    with any version, kind, id, status, length and flags, or cut short).
  *
  * An input that may change the target's state for real and cost it a
- * reset (a BORROW, RETURN, RECLAIMED or RESET of LENT or BORROWED, well
- * formed)
- * uses up one of BUDGET, random inputs half of it at most, the scenario
- * below the rest; past it, the fdid sent is one next to it. CONFIG 0: no
+ * reset (a BORROW, RETURN, RETURNING, RECLAIMED or RESET of LENT or
+ * BORROWED, well formed) uses up one of BUDGET, random inputs half of it
+ * at most, the scenario below the rest; past it, the fdid sent is one next to it. CONFIG 0: no
  * random config write or read names LENT (the target would write its device's
  * config space: what is left of it is the config-space issue's, not the
  * wire's); 1: they do, whenever this module holds LENT.
@@ -58,8 +57,8 @@
 #include "smartio/ntb.h"
 #include "../../lend/lend_priv.h"
 
-/* Op classes counted: 0, 1-12 by name, 13-63 (no handler), 64 and above. */
-#define HP_OP_LAST		SMARTIO_MSG_OP_SEGMENT_REVOKE
+/* Op classes counted: 0, 1-13 by name, 14-63 (no handler), 64 and above. */
+#define HP_OP_LAST		SMARTIO_MSG_OP_RETURNING
 #define HP_OP_CLASSES	(HP_OP_LAST + 3)
 #define HP_OP_UNREGISTERED	(HP_OP_LAST + 1)
 #define HP_OP_PAST_MAX		(HP_OP_LAST + 2)
@@ -87,7 +86,8 @@ static const struct {
 static const char * const hp_op_names[HP_OP_CLASSES] = {
 	"op-0", "echo", "segment-info", "retired-3", "device-next", "borrow",
 	"return", "config-write", "reclaimed", "config-read", "reset",
-	"segment-disconnect", "segment-revoke", "op-13-63", "op-64-up",
+	"segment-disconnect", "segment-revoke", "returning", "op-14-63",
+	"op-64-up",
 };
 
 static const char * const hp_way_names[HP_WAYS] = { "request", "event", "raw" };
@@ -227,6 +227,7 @@ static u32 hp_exact_len(u16 op)
 	case SMARTIO_MSG_OP_SEGMENT_DISCONNECT:
 	case SMARTIO_MSG_OP_SEGMENT_REVOKE:
 	case SMARTIO_MSG_OP_RETURN:
+	case SMARTIO_MSG_OP_RETURNING:
 	case SMARTIO_MSG_OP_RECLAIMED:
 	case SMARTIO_MSG_OP_RESET:
 		return sizeof(__le32);
@@ -338,6 +339,7 @@ static bool hp_payload(struct hp_run *r, u16 op, u32 len)
 		costly = (fdid == r->lent || fdid == r->borrowed) && !b->reserved;
 		break;
 	case SMARTIO_MSG_OP_RETURN:
+	case SMARTIO_MSG_OP_RETURNING:
 	case SMARTIO_MSG_OP_RECLAIMED:
 	case SMARTIO_MSG_OP_RESET:
 		fdid = hp_fdid(r);

@@ -81,7 +81,7 @@ struct smartioctl_opts opts;
 #define ATTRS_MAX	5
 #define REQ_MAX		4096
 #define VIOLATIONS_SHOWN 10
-#define ANSWER_TIMEOUT	60	/* seconds: a reclaim may wait 10, a borrow 5 */
+#define ANSWER_TIMEOUT	60	/* s: reclaim 10 (30 on a return), borrow 5 */
 
 /* One request attribute of a policy, as the kernel describes it. */
 struct policy_attr {

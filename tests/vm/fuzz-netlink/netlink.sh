@@ -3,8 +3,9 @@
 #
 # The fuzzing of node0.sh and node1.sh, by the case (test.conf):
 # "requests", node 1 fuzzes, then node 2, every request answered, those a
-# signal interrupts too (tests/tools/nl-fuzz.c); the pending "concurrent",
-# both nodes at once (a return and a reclaim of the same device cross).
+# signal interrupts too (tests/tools/nl-fuzz.c); "concurrent", both nodes
+# at once (returns and reclaims of the same device cross at random);
+# "crossing", no fuzzing but the one crossing made on purpose (below).
 
 # nl_fuzz PCI_NAME...: this node's turn: smartio-nl-fuzz as root and as
 # nobody, its values drawn from the cluster's fdids and node ids, and
@@ -14,6 +15,10 @@ nl_fuzz() {
 	case $CASE in
 	requests) ;;
 	concurrent) together=1 ;;
+	crossing)
+		nl_crossing
+		return
+		;;
 	*) fail "no case $CASE" ;;
 	esac
 	names=
@@ -29,5 +34,45 @@ nl_fuzz() {
 	fuzz_as root "$seed" $((inputs * 4 / 5)) "$@" -b 100
 	fuzz_as nobody $((seed + 100)) $((inputs / 5)) "$@"
 	[ -n "$together" ] || [ "$NODE_ID" = 2 ] || vmctl barrier turn
+	vmctl barrier fuzzed
+}
+
+# nl_crossing: node 2 reclaims the NVMe (fdid 20000) while node 1's
+# return of it is under way: announced to node 2, and held there by the
+# test hook (lend/borrower.c, test_return_hold) before node 1's nvme
+# driver lets go. The reclaim must wait for the return with the function
+# running, not stop it: node 1's driver then shuts the device down as in
+# any return, and neither node logs a fault (a driver waiting for a
+# stopped device, its late reads faulting in node 2's IOMMU once the
+# reclaim gave up waiting).
+nl_crossing() {
+	hold=/sys/module/smartio_lend/parameters/test_return_hold
+	if [ "$NODE_ID" = 1 ]; then
+		echo 1 >"$hold"
+		smartioctl return 20000 &
+		pid=$!
+		wait_until 60 sh -c 'dmesg | grep -q "fdid 20000: test hook: the return holds"' ||
+			fail "the return was not announced"
+		vmctl barrier announced
+		vmctl barrier reclaiming
+		echo 0 >"$hold"
+		wait "$pid" || fail "the return failed"
+		! dmesg | grep "as of a device gone" ||
+			fail "the return was taken for a surprise removal"
+	else
+		vmctl barrier announced
+		dmesg | grep -q "node 1 announces its return" ||
+			fail "node 1's return was not announced here"
+		smartioctl device reclaim 20000 &
+		pid=$!
+		wait_until 60 sh -c 'dmesg | grep -q "fdid 20000: reclaiming from node 1, which is returning it: waiting for its return"' ||
+			fail "the reclaim did not wait for the announced return"
+		vmctl barrier reclaiming
+		wait "$pid" || fail "the reclaim failed"
+		! dmesg | grep "did not let go of it" ||
+			fail "the reclaim took the device before its return"
+		dmesg | grep -q "returned by node 1" ||
+			fail "node 1 did not return the device"
+	fi
 	vmctl barrier fuzzed
 }
