@@ -77,6 +77,19 @@ no_leak() {
 	[ "$after" -le $(($1 + $3)) ] || fail "$((after - $1)) kmalloc objects more than before"
 }
 
+# received_malformed: messages from peers that this node's decoder
+# refused (ntb/msg.c), all peers together.
+received_malformed() {
+	awk '/^    received malformed / { n += $3 } END { print n + 0 }' "$adapters"
+}
+
+# fuzz_at_least COUNT MIN WHAT: a fuzzer's COUNT of WHAT is at least MIN
+# (printed either way): fails when fewer inputs got through than they must.
+fuzz_at_least() {
+	echo "node$NODE: ${1:-0} $3 (at least $2)"
+	[ "${1:-0}" -ge "$2" ] || fail "only ${1:-0} $3, fewer than $2"
+}
+
 # local_devices: "FDID BDF STATE" of every device this node lends.
 local_devices() {
 	smartioctl device list | awk -v node="$NODE_ID" '$7 == node {
