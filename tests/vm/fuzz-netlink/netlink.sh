@@ -50,9 +50,7 @@ nl_fuzz() {
 	# shellcheck disable=SC2086 # options, split on purpose
 	fuzz_as root "$seed" $((inputs * 4 / 5)) "$@" -b 100 -k $cheap
 	echo "$level" >/proc/sys/kernel/printk
-	grep "state changes" /tmp/fuzz-root.out | sed "s/^/node$NODE: /"
-	fuzz_at_least "$(sed -n 's/^.*: state changes \([0-9]*\) .*$/\1/p' /tmp/fuzz-root.out)" \
-		$((inputs / 10)) "requests changed state"
+	fuzz_changed $((inputs / 10))
 	fuzz_as nobody $((seed + 100)) $((inputs / 5)) "$@"
 	[ -n "$together" ] || [ "$NODE_ID" = 2 ] || vmctl barrier turn
 	vmctl barrier fuzzed

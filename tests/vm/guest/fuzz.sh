@@ -90,6 +90,13 @@ fuzz_at_least() {
 	[ "${1:-0}" -ge "$2" ] || fail "only ${1:-0} $3, fewer than $2"
 }
 
+# fuzz_changed MIN: the last run as root (fuzz_as) changed state with at
+# least MIN inputs ("state changes N" in its fuzzer's report).
+fuzz_changed() {
+	fuzz_at_least "$(sed -n 's/^.*: state changes \([0-9]*\).*$/\1/p' /tmp/fuzz-root.out)" \
+		"$1" "inputs changed state"
+}
+
 # local_devices: "FDID BDF STATE" of every device this node lends.
 local_devices() {
 	smartioctl device list | awk -v node="$NODE_ID" '$7 == node {
