@@ -56,23 +56,41 @@ kmalloc_objects() {
 	cat /sys/kernel/slab/kmalloc-*/objects | awk '{ n += $1 } END { print n + 0 }'
 }
 
-# holdings: what smartio_ntb holds (fabric.sh's $adapters), as its debugfs file counts it: window
-# slots, inbound windows, IOVA pages, per adapter (the message counts
-# left out).
+# holdings: what smartio holds on this node, one line per object, by
+# type: each function it lends (by PCI name, not fdid: a fuzzer may
+# register it anew) and its state; each device it borrows; each segment
+# it knows (its own, and the other nodes' it is connected to); each entry
+# of its requester-ID tables and its users; and what smartio_ntb holds
+# (fabric.sh's $adapters), as its debugfs file counts it: window slots,
+# inbound windows, IOVA pages, per adapter (the message counts left out).
+# The tests compare it before and after fuzzing, with nothing allowed:
+# what a fuzzer leaves must be put back first (devices_reset).
 holdings() {
+	smartioctl device list | awk -v node="$NODE_ID" '
+		$7 == node { print "lent", $2, $8 }
+		/ borrowed by / {
+			for (i = 1; i < NF; i++)
+				if ($i == "by" && $(i + 1) == node)
+					print "borrowed", $1
+		}' | sort
+	smartioctl segment list | sort
+	requesters=/sys/kernel/debug/smartio/requesters
+	[ ! -r $requesters ] || grep '^  ' $requesters | sort | sed 's/^ */requester /'
 	# shellcheck disable=SC2154 # fabric.sh sets it
 	grep -E '^adapter |^  windows |^  iova ' "$adapters"
 }
 
 # no_leak BEFORE_OBJECTS BEFORE_HOLDINGS_FILE SLACK: the node holds what it
-# held (holdings) and at most SLACK more kmalloc objects than before.
+# held (holdings, each object) and at most SLACK more kmalloc objects than
+# before (a coarse net for what no list shows: under make check-debug,
+# kmemleak scans for what nothing references when the script is done).
 no_leak() {
 	after=$(kmalloc_objects)
 	echo "node$NODE: kmalloc objects $1 before, $after after (at most $3 more)"
 	holdings >/tmp/holdings.after
 	if ! cmp -s "$2" /tmp/holdings.after; then
 		diff "$2" /tmp/holdings.after || true
-		fail "smartio_ntb holds other windows or pages than before"
+		fail "smartio holds other devices, segments, requester IDs, windows or pages than before"
 	fi
 	[ "$after" -le $(($1 + $3)) ] || fail "$((after - $1)) kmalloc objects more than before"
 }
