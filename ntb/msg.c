@@ -554,14 +554,17 @@ static void smartio_msg_rx_one(struct smartio_adapter *ad,
 
 	ret = smartio_msg_decode(buf, len, &m);
 	if (ret < 0) {
+		WRITE_ONCE(chan->rx_malformed, chan->rx_malformed + 1);
 		dev_err_ratelimited(&ad->ntb->dev, "adapter %d: node %u: dropping a malformed message: %d\n",
 				    ad->index, peer->node_id, ret);
 		return;
 	}
-	if (m.seq != chan->rx_seq)
+	if (m.seq != chan->rx_seq) {
+		WRITE_ONCE(chan->rx_misordered, chan->rx_misordered + 1);
 		dev_err_ratelimited(&ad->ntb->dev, "adapter %d: node %u: message %u arrived, %u expected\n",
 				    ad->index, peer->node_id, m.seq,
 				    chan->rx_seq);
+	}
 	chan->rx_seq = m.seq + 1;
 	WRITE_ONCE(chan->rx_count, chan->rx_count + 1);
 	if (m.kind == SMARTIO_MSG_EVENT && m.op == SMARTIO_MSG_OP_ECHO)
@@ -687,7 +690,9 @@ unsigned long smartio_msg_chan_tick(struct smartio_adapter *ad,
  * The channel's counters for debugfs: the messages smartio sent and
  * received, and apart from them the keepalives, which an idle channel
  * carries once a heartbeat (what benchmarks and tests count is the
- * former: bench/datapath, tests/vm/lend-unprivileged).
+ * former: bench/datapath, tests/vm/lend-unprivileged); and what a peer
+ * sent that the decoder refused or that came out of order (a healthy
+ * peer sends neither; tests/vm/fuzz-peer counts them).
  */
 void smartio_msg_chan_show(struct seq_file *s,
 			   const struct smartio_msg_chan *chan)
@@ -700,6 +705,9 @@ void smartio_msg_chan_show(struct seq_file *s,
 		   tx - tx_alive, rx - rx_alive);
 	seq_printf(s, "    keepalives sent %llu received %llu\n",
 		   tx_alive, rx_alive);
+	seq_printf(s, "    received malformed %llu misordered %llu\n",
+		   READ_ONCE(chan->rx_malformed),
+		   READ_ONCE(chan->rx_misordered));
 }
 
 /**

@@ -92,6 +92,10 @@ struct smartio_msg_pending {
  *	(a data path without software must not move it).
  * @rx_keepalives: Of them, keepalives (ECHO events): one a heartbeat on
  *	an idle channel, not per I/O, shown apart.
+ * @rx_malformed: Records dropped as malformed messages (the decoder
+ *	refused them); not in @rx_count.
+ * @rx_misordered: Messages of @rx_count that carried another sequence
+ *	number than the one expected.
  * @lock: Protects the fields below; a spinlock so that events can be
  *	posted from atomic context.
  * @up: The peer is joined and the channel usable.
@@ -124,6 +128,8 @@ struct smartio_msg_chan {
 	u8 rx_resp[SMARTIO_MSG_MAX_PAYLOAD];
 	u64 rx_count;
 	u64 rx_keepalives;
+	u64 rx_malformed;
+	u64 rx_misordered;
 
 	spinlock_t lock;
 	bool up;

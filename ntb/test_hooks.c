@@ -30,9 +30,10 @@
 struct smartio_msg_raw {
 	const void *buf;
 	u32 len;
+	unsigned int flags;
 };
 
-/* Copies the raw record in, with the channel's sequence number. */
+/* Copies the raw record in, with the channel's sequence number if asked. */
 static int smartio_msg_fill_raw(struct smartio_msg_chan *chan, void *arg)
 {
 	const struct smartio_msg_raw *raw = arg;
@@ -40,7 +41,7 @@ static int smartio_msg_fill_raw(struct smartio_msg_chan *chan, void *arg)
 
 	lockdep_assert_held(&chan->lock);
 	memcpy(rec, raw->buf, raw->len);
-	if (raw->len >= 8)
+	if (raw->len >= 8 && !(raw->flags & SMARTIO_MSG_RAW_SEQ))
 		put_unaligned_le32(chan->tx_seq, rec + 4);
 	return raw->len;
 }
@@ -51,20 +52,26 @@ static int smartio_msg_fill_raw(struct smartio_msg_chan *chan, void *arg)
  * @buf: What the record is to hold: a message's header and payload as the
  *	caller made them, malformed or not (smartio/msg.h).
  * @len: Bytes of @buf, at most SMARTIO_MSG_MAX_LEN.
+ * @flags: SMARTIO_MSG_RAW_SEQ: the sequence number is @buf's too.
  *
  * For tests that play a hostile peer (tests/kmod/smartio_hostile_peer.c):
  * whatever a peer writes into our ring, the receiver must take it. The
  * bytes are sent as they are but for the sequence number (header bytes 4
- * to 7, when @len covers them), which is the channel's, so that a message
- * is out of order only when the caller sends it out of order.
+ * to 7, when @len covers them), which is the channel's unless @flags has
+ * SMARTIO_MSG_RAW_SEQ, so that a message is out of order only when the
+ * caller sends it out of order or with a sequence number of its own. The
+ * ring's framing (the record header) is always the channel's: a record
+ * header that breaks the scheme stops the receiver at it for good
+ * (smartio_msg_rx(); lib/ring.c's checks are tests/unit/check_ring.c's).
  *
  * Context: Any context but NMI; does not sleep.
  * Return: 0, -EHOSTUNREACH or -ENOTCONN (not joined), -EAGAIN (no room in
  * the ring now), -EMSGSIZE.
  */
-int smartio_msg_post_raw(u16 node_id, const void *buf, u32 len)
+int smartio_msg_post_raw(u16 node_id, const void *buf, u32 len,
+			 unsigned int flags)
 {
-	struct smartio_msg_raw raw = { .buf = buf, .len = len };
+	struct smartio_msg_raw raw = { .buf = buf, .len = len, .flags = flags };
 
 	if (len > SMARTIO_MSG_MAX_LEN)
 		return -EMSGSIZE;

@@ -64,7 +64,9 @@ int smartio_msg_post(u16 node_id, u16 op, const void *buf, u32 len);
  * Test hooks (ntb/test_hooks.c), for tests that play a hostile peer: bytes
  * sent as a message, unchecked.
  */
-int smartio_msg_post_raw(u16 node_id, const void *buf, u32 len);
+#define SMARTIO_MSG_RAW_SEQ	1U	/* the caller's sequence number */
+int smartio_msg_post_raw(u16 node_id, const void *buf, u32 len,
+			 unsigned int flags);
 #endif
 
 /* Node events, for smartio_node_notifier_register(). */

@@ -24,7 +24,21 @@
  *    short, exact, long, the maximum, or any;
  *  - sent as a request (smartio_msg_call(), the status counted), an
  *    event (smartio_msg_post()), or raw (smartio_msg_post_raw(): a header
- *    with any version, kind, id, status, length and flags, or cut short).
+ *    of any kind and id that, each with even chances, breaks the framing
+ *    (a version, kind or flags the decoder refuses, or the record cut
+ *    short), carries a sequence number of its own, not the channel's
+ *    (SMARTIO_MSG_RAW_SEQ), or a length field other than the payload's).
+ *
+ * Ops: one in ten is 0, the retired 3, one without a handler or one past
+ * SMARTIO_MSG_OP_MAX; the rest are spread over the ops with a handler.
+ * The report counts the raw records that reach the target's decoder
+ * (ntb/msg.c, smartio_msg_rx_one()) broken in any of these ways or with
+ * an op without a handler ("decoder records"), those of them the decoder
+ * must refuse ("refused", as smartio_msg_decode() here judges the same
+ * bytes: the target's "received malformed" counter must grow by as much),
+ * and per op with a handler the records the decoder passes to it, their
+ * payload fuzzed ("handler:": requests answered, events and raw records
+ * of kind request or event posted).
  *
  * An input that may change the target's state for real and cost it a
  * reset (a BORROW, RETURN, RETURNING, RECLAIMED or RESET of LENT or
@@ -64,6 +78,9 @@
 #define HP_OP_PAST_MAX		(HP_OP_LAST + 2)
 
 enum hp_way { HP_REQUEST, HP_EVENT, HP_RAW, HP_WAYS };
+/* How a raw record is broken: the HP_BREAK_* bits of hp_raw(). */
+enum hp_break { HP_BREAK_FRAMING, HP_BREAK_SEQ, HP_BREAK_LENGTH, HP_BREAK_OP,
+		HP_BREAKS };
 enum hp_len { HP_LEN_ZERO, HP_LEN_SHORT, HP_LEN_EXACT, HP_LEN_LONG,
 	      HP_LEN_MAX, HP_LEN_ANY, HP_LENS };
 
@@ -91,6 +108,10 @@ static const char * const hp_op_names[HP_OP_CLASSES] = {
 };
 
 static const char * const hp_way_names[HP_WAYS] = { "request", "event", "raw" };
+
+static const char * const hp_break_names[HP_BREAKS] = {
+	"framing", "sequence", "length", "op",
+};
 
 static const char * const hp_len_names[HP_LENS] = {
 	"zero", "short", "exact", "long", "max", "any",
@@ -130,6 +151,10 @@ struct hp_run {
 	unsigned int timeouts;	/* requests unanswered in a row */
 	unsigned long counts[HP_OP_CLASSES][HP_WAYS][HP_OUTCOMES];
 	unsigned long lens[HP_LENS];
+	unsigned long decoder;		/* raw records broken, sent */
+	unsigned long refused;		/* of them, what the decoder refuses */
+	unsigned long breaks[HP_BREAKS];
+	unsigned long handled[HP_OP_CLASSES];	/* reached the op's handler */
 	unsigned long steps[HP_STEPS][2];	/* as expected, not */
 	unsigned long violations;
 	char shown[HP_VIOLATIONS_SHOWN][128];
@@ -407,12 +432,12 @@ static u32 hp_length(struct hp_run *r, u16 op, enum hp_len *cls)
  * full; false when it stays full for 30 s (the target stopped reading).
  */
 static bool hp_post(struct hp_run *r, u16 op, const void *buf, u32 len,
-		    bool raw, int *ret)
+		    bool raw, unsigned int flags, int *ret)
 {
 	unsigned long deadline = jiffies + 30 * HZ;
 
 	for (;;) {
-		*ret = raw ? smartio_msg_post_raw(r->node, buf, len) :
+		*ret = raw ? smartio_msg_post_raw(r->node, buf, len, flags) :
 			     smartio_msg_post(r->node, op, buf, len);
 		if (*ret != -EAGAIN)
 			return true;
@@ -423,43 +448,101 @@ static bool hp_post(struct hp_run *r, u16 op, const void *buf, u32 len,
 	}
 }
 
-/* A raw message: the payload at r->buf gets a header of any kind. */
-static u32 hp_raw(struct hp_run *r, u16 op, u32 len, u8 *msg)
+/* Does OP have a handler (hp_op_names: 1 to HP_OP_LAST but the retired 3)? */
+static bool hp_handled_op(u16 op)
+{
+	return op && op <= HP_OP_LAST && op != SMARTIO_MSG_OP_RETIRED_3;
+}
+
+/*
+ * A raw message: the payload at r->buf behind a header of any kind that
+ * breaks, each with even chances, the framing, the sequence number or the
+ * length field (see the top of this file). Sets *BROKEN to the HP_BREAK_*
+ * bits, *FLAGS to smartio_msg_post_raw()'s, *VALID to whether the decoder
+ * takes it; returns its length.
+ */
+static u32 hp_raw(struct hp_run *r, u16 op, u32 len, u8 *msg,
+		  unsigned int *broken, unsigned int *flags, bool *valid)
 {
 	u8 kind = (u8)(1 + hp_below(r, 3));
-	u32 total = SMARTIO_MSG_HDR_LEN + len;
+	u32 total = SMARTIO_MSG_HDR_LEN + len, field = len;
+	struct smartio_msg m;
 
-	if (hp_chance(r, 1, 10))
-		kind = (u8)hp_u64(r);
-	msg[0] = hp_chance(r, 9, 10) ? SMARTIO_MSG_VERSION : (u8)hp_u64(r);
+	*broken = hp_handled_op(op) ? 0 : BIT(HP_BREAK_OP);
+	*flags = 0;
+	msg[0] = SMARTIO_MSG_VERSION;
 	msg[1] = kind;
 	put_unaligned_le16(op, msg + 2);
+	put_unaligned_le32(0, msg + 4);		/* the channel's, unless RAW_SEQ */
 	/* A response's id: its slot in the target's table, a generation. */
 	put_unaligned_le32(hp_chance(r, 1, 2) ?
 			   (u32)(hp_below(r, 256) << 8 | (1 + hp_below(r, 32))) :
 			   (u32)hp_u64(r), msg + 8);
 	put_unaligned_le32(kind == SMARTIO_MSG_RESPONSE && hp_chance(r, 3, 4) ?
-			   (u32)-(s32)hp_below(r, 4096) :
-			   hp_chance(r, 9, 10) ? 0 : (u32)hp_u64(r), msg + 12);
-	put_unaligned_le32(hp_chance(r, 17, 20) ? len : (u32)hp_int(r, 32), msg + 16);
-	put_unaligned_le32(hp_chance(r, 9, 10) ? 0 : (u32)hp_u64(r), msg + 20);
+			   (u32)-(s32)hp_below(r, 4096) : 0, msg + 12);
+	put_unaligned_le32(0, msg + 20);
 	memcpy(msg + SMARTIO_MSG_HDR_LEN, r->buf, len);
-	if (hp_chance(r, 1, 20))	/* cut short, header and all */
-		total = (u32)hp_below(r, total + 1);
+	if (hp_chance(r, 1, 2)) {
+		*broken |= BIT(HP_BREAK_FRAMING);
+		switch (hp_below(r, 5)) {
+		case 0:
+			msg[0] = (u8)(SMARTIO_MSG_VERSION + 1 + hp_below(r, 255));
+			break;
+		case 1:
+			msg[1] = hp_chance(r, 1, 4) ? 0 : (u8)(4 + hp_below(r, 252));
+			break;
+		case 2:
+			put_unaligned_le32((u32)hp_int(r, 32) | 1u << hp_below(r, 32),
+					   msg + 20);
+			break;
+		case 3:		/* a status where none may be, or out of range */
+			put_unaligned_le32(kind == SMARTIO_MSG_RESPONSE ?
+					   (u32)(1 + hp_below(r, 0x7fffffff)) :
+					   (u32)(1 + hp_int(r, 31)), msg + 12);
+			break;
+		default:	/* cut short, header and all */
+			total = (u32)hp_below(r, total);
+			break;
+		}
+	}
+	if (hp_chance(r, 1, 2)) {
+		*broken |= BIT(HP_BREAK_SEQ);
+		*flags |= SMARTIO_MSG_RAW_SEQ;
+		put_unaligned_le32(hp_chance(r, 1, 2) ? (u32)hp_int(r, 32) :
+				   (u32)(r->sent + hp_below(r, 5)), msg + 4);
+	}
+	if (hp_chance(r, 1, 2)) {
+		*broken |= BIT(HP_BREAK_LENGTH);
+		do {
+			field = hp_chance(r, 1, 2) ? len + 1 + (u32)hp_below(r, 64) :
+				(u32)hp_int(r, 32);
+		} while (field == len);
+	}
+	put_unaligned_le32(field, msg + 16);
+	*valid = smartio_msg_decode(msg, total, &m) >= 0;
 	return total;
+}
+
+/* Whether a request's status says the target's handler answered it. */
+static bool hp_answered(int ret)
+{
+	return ret != -ETIMEDOUT && ret != -ENOTCONN && ret != -EHOSTUNREACH &&
+	       ret != -EINTR;
 }
 
 /* One random input; false when the target stopped taking them. */
 static bool hp_input(struct hp_run *r, u8 *msg)
 {
-	unsigned int way = hp_below(r, 20) < 2 ? HP_REQUEST :
-			   hp_chance(r, 3, 5) ? HP_EVENT : HP_RAW;
+	unsigned int way = hp_below(r, 10) < 1 ? HP_REQUEST :
+			   hp_chance(r, 1, 2) ? HP_EVENT : HP_RAW;
+	unsigned int broken = 0, flags = 0, b;
 	u32 len, resp_len = 0;
+	bool valid = true;
 	enum hp_len cls;
 	u16 op;
 	int ret;
 
-	switch (hp_below(r, 20)) {
+	switch (hp_below(r, 40)) {
 	case 0:
 		op = 0;
 		break;
@@ -473,7 +556,9 @@ static bool hp_input(struct hp_run *r, u8 *msg)
 		op = (u16)(SMARTIO_MSG_OP_MAX + hp_below(r, 0x10000 - SMARTIO_MSG_OP_MAX));
 		break;
 	default:
-		op = (u16)(1 + hp_below(r, HP_OP_LAST));
+		do {
+			op = (u16)(1 + hp_below(r, HP_OP_LAST));
+		} while (!hp_handled_op(op));
 		break;
 	}
 	/* Op 0 is refused by the encoder: only raw bytes carry it. */
@@ -501,15 +586,29 @@ static bool hp_input(struct hp_run *r, u8 *msg)
 		r->timeouts = ret == -ETIMEDOUT ? r->timeouts + 1 : 0;
 		if (r->timeouts == 3)
 			return false;
+		if (hp_answered(ret) && hp_handled_op(op))
+			r->handled[op]++;
 		break;
 	case HP_EVENT:
-		if (!hp_post(r, op, r->buf, len, false, &ret))
+		if (!hp_post(r, op, r->buf, len, false, 0, &ret))
 			return false;
+		if (!ret && hp_handled_op(op))
+			r->handled[op]++;
 		break;
 	default:
-		len = hp_raw(r, op, len, msg);
-		if (!hp_post(r, op, msg, len, true, &ret))
+		len = hp_raw(r, op, len, msg, &broken, &flags, &valid);
+		if (!hp_post(r, op, msg, len, true, flags, &ret))
 			return false;
+		if (ret)
+			break;
+		if (broken) {
+			r->decoder++;
+			r->refused += !valid;
+			for (b = 0; b < HP_BREAKS; b++)
+				r->breaks[b] += !!(broken & BIT(b));
+		}
+		if (valid && hp_handled_op(op) && msg[1] != SMARTIO_MSG_RESPONSE)
+			r->handled[op]++;
 		break;
 	}
 	r->counts[hp_op_class(op)][way][hp_outcome(ret)]++;
@@ -640,7 +739,7 @@ static void hp_step(struct hp_run *r)
 		r->spent++;
 		fdid = cpu_to_le32(r->borrowed);
 		ret = hp_post(r, SMARTIO_MSG_OP_RECLAIMED, &fdid, sizeof(fdid),
-			      false, &ret) ? ret : -ETIMEDOUT;
+			      false, 0, &ret) ? ret : -ETIMEDOUT;
 		hp_expect(r, HP_RECLAIMED, ret == 0, ret);
 		break;
 	}
@@ -755,6 +854,13 @@ static int hp_report_show(struct seq_file *s, void *data)
 	}
 	for (o = 0; o < HP_LENS; o++)
 		seq_printf(s, "length: %s %lu\n", hp_len_names[o], r->lens[o]);
+	seq_printf(s, "decoder records %lu refused %lu\n", r->decoder, r->refused);
+	for (o = 0; o < HP_BREAKS; o++)
+		seq_printf(s, "decoder: %s %lu\n", hp_break_names[o], r->breaks[o]);
+	for (op = 0; op < HP_OP_CLASSES; op++)
+		if (hp_handled_op(op))
+			seq_printf(s, "handler: %s %lu\n", hp_op_names[op],
+				   r->handled[op]);
 	for (o = 0; o < HP_STEPS; o++)
 		seq_printf(s, "step: %s as expected %lu, not %lu\n", hp_step_names[o],
 			   r->steps[o][0], r->steps[o][1]);

@@ -43,7 +43,9 @@
  * What this program created is removed at its end.
  *
  * Prints the seed, "count:" lines per input kind and outcome ("ok" or an
- * errno name) and a summary line; exit status 0, 1 on a violation, 2 for
+ * errno name), the inputs that changed state ("state changes N": a
+ * segment created, removed or exported, a file attached, connected or
+ * closed, a mapping made or unmade) and a summary line; exit status 0, 1 on a violation, 2 for
  * a bad command line.
  */
 #include <errno.h>
@@ -142,10 +144,36 @@ static const char *outcome(int ret)
 	}
 }
 
+/* Inputs that changed state: see state_input(). */
+static unsigned long state_changes;
+
+/*
+ * Does INPUT change state when it succeeds: a segment created, removed or
+ * exported, a file attached or connected, a mapping made or unmade, a
+ * file (and what it held) closed?
+ */
+static bool state_input(const char *input)
+{
+	static const char * const kinds[] = {
+		"ioctl-create", "ioctl-remove", "ioctl-export", "ioctl-attach",
+		"ioctl-connect", "mmap-local", "mmap-remote", "munmap", "close",
+	};
+	size_t i, n;
+
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		n = strlen(kinds[i]);
+		if (!strncmp(input, kinds[i], n) && (!input[n] || input[n] == '-'))
+			return true;
+	}
+	return false;
+}
+
 /* Counts INPUT's result RET (0 or an errno); MUST_FAIL: why it must fail. */
 static void check(const char *input, int ret, const char *must_fail)
 {
 	fuzz_count(input, outcome(ret));
+	if (!ret && state_input(input))
+		state_changes++;
 	if (!ret && must_fail)
 		violation(input, must_fail, ret);
 }
@@ -754,6 +782,8 @@ int main(int argc, char **argv)
 	}
 
 	fuzz_tally_print(stdout);
+	printf("smartio-dev-fuzz: seed %llu: state changes %lu\n",
+	       (unsigned long long)seed, state_changes);
 	printf("smartio-dev-fuzz: seed %llu: %lu inputs, %lu violations\n",
 	       (unsigned long long)seed, n, violations);
 	return violations ? 1 : 0;

@@ -3,8 +3,9 @@
  * smartio-nl-fuzz: random generic netlink requests to the smartio family
  * (tests/vm/fuzz-netlink).
  *
- *	smartio-nl-fuzz [-u] [-s SEED] [-n COUNT] [-b BUDGET] [-i MS] [-l FILE]
- *			[-f FDID]... [-N NODE]... [-p PCI_NAME]...
+ *	smartio-nl-fuzz [-u] [-k] [-s SEED] [-n COUNT] [-b BUDGET] [-i MS]
+ *			[-l FILE] [-f FDID]... [-N NODE]... [-p PCI_NAME]...
+ *			[-c PCI_NAME]...
  *
  * What the family accepts is asked of the running kernel, not copied from
  * the spec: its commands, which have a do and which a dump, which need
@@ -47,6 +48,18 @@
  * netlink_rcv_skb() does not answer; tests/vm/fuzz-netlink runs without
  * -u).
  *
+ * -c PCI_NAME: a function no driver of this node takes (QEMU's edu), which
+ * changing costs little: one request in two (of COUNT) is then a step of
+ * a walk over such functions' states, a well formed request that may
+ * change state: a device-add of one, or an available (now and then
+ * forced), unavailable or remove of one of the fdids the walk's adds were
+ * answered with. -k: a second process, forked, sends meanwhile returns,
+ * reclaims, unavailables and removals of those fdids, until the first is
+ * done. Requests that changed state (answered 0: a device add, remove,
+ * available, unavailable, borrow, return or reclaim, of the walk, the
+ * random requests or the second process) are counted apart:
+ * "state changes N".
+ *
  * -l FILE: each request, before it is sent, is in FILE: its number and
  * length (two u32) and its bytes, for a test to show the one a kernel
  * hung on (the file is mapped: writing it costs no system call).
@@ -64,6 +77,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/genetlink.h>
@@ -543,6 +557,20 @@ static size_t random_string(char *s, size_t max)
 	return len + 1;
 }
 
+static const char *cheap_name[POOL_MAX];
+static unsigned int cheap_names;
+
+/* Is NAME one of the walk's functions (-c)? */
+static bool cheap_function(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < cheap_names; i++)
+		if (!strcmp(name, cheap_name[i]))
+			return true;
+	return false;
+}
+
 /* A string for a string attribute of at most MAX bytes (0: no limit). */
 static size_t valid_string(struct request *r, char *s, size_t size,
 			   bool allow_pool)
@@ -565,6 +593,9 @@ static size_t valid_string(struct request *r, char *s, size_t size,
 			 (unsigned int)fuzz_below(&rng, 3),
 			 (unsigned int)fuzz_below(&rng, 32),
 			 (unsigned int)fuzz_below(&rng, 8));
+		/* The walk's functions are the walk's: it must know their fdids. */
+		if (cheap_function(s))
+			s[strlen(s) - 1] = '8';	/* no such function number */
 		return strlen(s) + 1;
 	}
 	return random_string(s, size < 48 ? size : 48);
@@ -851,6 +882,20 @@ static time_t now(void)
 	return ts.tv_sec;
 }
 
+/* A device reply's fdid (SMARTIO_A_DEVICE_FDID), 0 if it has none. */
+static uint32_t reply_fdid(const struct nlmsghdr *nlh)
+{
+	const struct nlattr *a;
+
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
+		return 0;
+	mnl_attr_for_each(a, nlh, GENL_HDRLEN)
+		if (mnl_attr_get_type(a) == SMARTIO_A_DEVICE_FDID &&
+		    mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+			return mnl_attr_get_u32(a);
+	return 0;
+}
+
 /* answer(): no answer at all, or none whole in time. */
 #define ANSWER_NONE	1
 #define ANSWER_LATE	2
@@ -862,7 +907,7 @@ static time_t now(void)
  * there), or ANSWER_LATE after ANSWER_TIMEOUT seconds (SO_RCVTIMEO would
  * start again on each SIGALRM).
  */
-static int answer(struct nl *nl, uint32_t seq)
+static int answer(struct nl *nl, uint32_t seq, uint32_t *fdid)
 {
 	static uint8_t buf[65536] __attribute__((aligned(NLMSG_ALIGNTO)));
 	time_t deadline = now() + ANSWER_TIMEOUT;
@@ -889,6 +934,8 @@ static int answer(struct nl *nl, uint32_t seq)
 		     nlh = mnl_nlmsg_next(nlh, &len)) {
 			if (nlh->nlmsg_seq != seq)
 				continue;
+			if (fdid && nlh->nlmsg_type == nl->family)
+				*fdid = reply_fdid(nlh);
 			if (nlh->nlmsg_type == NLMSG_ERROR)
 				return ((const struct nlmsgerr *)mnl_nlmsg_get_payload(nlh))->error;
 			if (nlh->nlmsg_type == NLMSG_DONE)
@@ -933,10 +980,142 @@ static void on_alarm(int sig)
 	alarms++;
 }
 
+/* ---- the state walk (-c) and the second process (-k) ---- */
+
+/* Shared with the second process (an anonymous shared mapping). */
+struct walk_shared {
+	uint32_t fdid[POOL_MAX];	/* of the walk's functions, 0: none */
+	volatile sig_atomic_t done;	/* the first process is done */
+	unsigned long changes;		/* the second process's */
+	unsigned long sent;
+	unsigned long unanswered;
+};
+
+static struct walk_shared *walk;
+
+/* Is CMD one that changes a device's state when answered 0? */
+static bool state_cmd(uint8_t cmd)
+{
+	switch (cmd) {
+	case SMARTIO_CMD_DEVICE_ADD:
+	case SMARTIO_CMD_DEVICE_REMOVE:
+	case SMARTIO_CMD_DEVICE_AVAILABLE:
+	case SMARTIO_CMD_DEVICE_UNAVAILABLE:
+	case SMARTIO_CMD_DEVICE_BORROW:
+	case SMARTIO_CMD_DEVICE_RETURN:
+	case SMARTIO_CMD_DEVICE_RECLAIM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A well formed do of CMD, naming FDID, or NAME (a device-add). */
+static void build_device_do(struct request *r, struct nl *nl, uint8_t cmd,
+			    uint32_t fdid, const char *name, bool force)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)r->buf;
+	struct genlmsghdr *genl = (struct genlmsghdr *)(r->buf + NLMSG_HDRLEN);
+
+	memset(r, 0, offsetof(struct request, buf) + NLMSG_HDRLEN + GENL_HDRLEN);
+	r->op = find_op(cmd);
+	r->cmd = cmd;
+	nlh->nlmsg_type = nl->family;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = ++nl->seq;
+	genl->cmd = cmd;
+	genl->version = SMARTIO_FAMILY_VERSION;
+	r->len = NLMSG_HDRLEN + GENL_HDRLEN;
+	if (name) {
+		put_attr(r, SMARTIO_A_DEVICE_PCI_NAME, name, strlen(name) + 1);
+	} else {
+		put_attr(r, SMARTIO_A_DEVICE_FDID, &fdid, sizeof(fdid));
+		if (force)
+			put_attr(r, SMARTIO_A_DEVICE_FORCE, NULL, 0);
+	}
+	nlh->nlmsg_len = (uint32_t)r->len;
+}
+
+/* Sends R; its answer (answer()), the fdid of a device reply to *FDID. */
+static int send_request(struct nl *nl, struct request *r, uint32_t *fdid)
+{
+	while (send(mnl_socket_get_fd(nl->sock), r->buf, r->len, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return answer(nl, ((struct nlmsghdr *)r->buf)->nlmsg_seq, fdid);
+}
+
+/*
+ * One step of the walk: an add of a function the walk holds no fdid of,
+ * else an add again, an available, an unavailable or a remove of it.
+ */
+static void walk_step(struct request *r, struct nl *nl, unsigned int *i)
+{
+	static const uint8_t cmds[] = {
+		SMARTIO_CMD_DEVICE_ADD, SMARTIO_CMD_DEVICE_AVAILABLE,
+		SMARTIO_CMD_DEVICE_UNAVAILABLE, SMARTIO_CMD_DEVICE_REMOVE,
+	};
+	uint8_t cmd;
+
+	*i = (unsigned int)fuzz_below(&rng, cheap_names);
+	cmd = !walk->fdid[*i] ? SMARTIO_CMD_DEVICE_ADD :
+	      cmds[fuzz_below(&rng, SMARTIO_NL_ARRAY_SIZE(cmds))];
+	build_device_do(r, nl, cmd, walk->fdid[*i],
+			cmd == SMARTIO_CMD_DEVICE_ADD ? cheap_name[*i] : NULL,
+			fuzz_chance(&rng, 1, 4));
+}
+
+/*
+ * The second process: returns, reclaims, unavailables and removals of the
+ * walk's fdids until the first process is done. Exit status 1 if one was
+ * not answered.
+ */
+static int second_process(uint64_t seed)
+{
+	static const uint8_t cmds[] = {
+		SMARTIO_CMD_DEVICE_RETURN, SMARTIO_CMD_DEVICE_RECLAIM,
+		SMARTIO_CMD_DEVICE_UNAVAILABLE, SMARTIO_CMD_DEVICE_REMOVE,
+	};
+	static struct request req;
+	struct fuzz_rng rng2;
+	struct nl nl;
+	unsigned int i;
+	uint32_t fdid;
+	int ret;
+
+	fuzz_seed(&rng2, seed ^ 0x5ec0d);
+	if (nl_open(&nl, "smartio family"))
+		return EXIT_FAILED;
+	while (!walk->done) {
+		i = (unsigned int)fuzz_below(&rng2, cheap_names);
+		fdid = walk->fdid[i];
+		if (!fdid) {
+			usleep(1000);
+			continue;
+		}
+		build_device_do(&req, &nl, cmds[fuzz_below(&rng2, SMARTIO_NL_ARRAY_SIZE(cmds))],
+				fdid, NULL, false);
+		ret = send_request(&nl, &req, NULL);
+		walk->sent++;
+		if (ret == ANSWER_NONE || ret == ANSWER_LATE) {
+			walk->unanswered++;
+			break;
+		}
+		if (ret)
+			continue;
+		walk->changes++;
+		if (req.cmd == SMARTIO_CMD_DEVICE_REMOVE)
+			__sync_bool_compare_and_swap(&walk->fdid[i], fdid, 0);
+	}
+	nl_close(&nl);
+	return walk->unanswered ? EXIT_FAILED : EXIT_OK;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: smartio-nl-fuzz [-u] [-s SEED] [-n COUNT] [-b BUDGET] [-i MS] [-l FILE]\n"
-			"                       [-f FDID]... [-N NODE]... [-p PCI_NAME]...\n");
+	fprintf(stderr, "usage: smartio-nl-fuzz [-u] [-k] [-s SEED] [-n COUNT] [-b BUDGET] [-i MS]\n"
+			"                       [-l FILE] [-f FDID]... [-N NODE]... [-p PCI_NAME]...\n"
+			"                       [-c PCI_NAME]...\n");
 	return EXIT_USAGE;
 }
 
@@ -944,6 +1123,12 @@ static bool add_pool(int c, const char *arg)
 {
 	uint64_t v;
 
+	if (c == 'c') {
+		if (cheap_names == POOL_MAX)
+			return false;
+		cheap_name[cheap_names++] = arg;
+		return true;
+	}
 	if (c == 'p') {
 		if (pool_names == POOL_MAX)
 			return false;
@@ -966,7 +1151,12 @@ int main(int argc, char **argv)
 	static struct request req;
 	uint64_t seed = 1, count = 100000, budget = 16, interval = 5, v;
 	unsigned long sent = 0, refused = 0, violations = 0, unanswered = 0;
-	unsigned long used = 0;
+	unsigned long used = 0, changes = 0, walked = 0, walk_changes = 0;
+	bool second = false, walking;
+	pid_t child = -1;
+	unsigned int wi = 0;
+	uint32_t fdid;
+	int status;
 	struct sigaction sa = { .sa_handler = on_alarm };
 	struct timeval timeout = { .tv_sec = ANSWER_TIMEOUT };
 	struct itimerval timer = { 0 };
@@ -976,8 +1166,11 @@ int main(int argc, char **argv)
 	struct nl nl;
 	int c, ret;
 
-	while ((c = getopt(argc, argv, "s:n:b:i:l:uf:N:p:")) != -1) {
+	while ((c = getopt(argc, argv, "s:n:b:i:l:ukf:N:p:c:")) != -1) {
 		switch (c) {
+		case 'k':
+			second = true;
+			break;
 		case 'u':
 			tolerate_unanswered = true;
 			break;
@@ -999,6 +1192,7 @@ int main(int argc, char **argv)
 		case 'f':
 		case 'N':
 		case 'p':
+		case 'c':
 			if (!add_pool(c, optarg))
 				return usage();
 			break;
@@ -1006,8 +1200,15 @@ int main(int argc, char **argv)
 			return usage();
 		}
 	}
-	if (optind != argc)
+	if (optind != argc || (second && !cheap_names))
 		return usage();
+	walk = mmap(NULL, sizeof(*walk), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (walk == MAP_FAILED) {
+		perror("mmap");
+		return EXIT_FAILED;
+	}
+	memset(walk, 0, sizeof(*walk));
 
 	ret = nl_open(&nl, "smartio family");
 	if (ret)
@@ -1025,6 +1226,17 @@ int main(int argc, char **argv)
 	       (unsigned long long)budget);
 	fflush(stdout);
 	fuzz_seed(&rng, seed);
+	if (second) {
+		fflush(stdout);
+		child = fork();
+		if (child < 0) {
+			perror("fork");
+			ret = EXIT_FAILED;
+			goto out;
+		}
+		if (!child)
+			_exit(second_process(seed));
+	}
 
 	sigaction(SIGALRM, &sa, NULL);
 	if (interval) {
@@ -1037,9 +1249,15 @@ int main(int argc, char **argv)
 	for (sent = 0; sent < count; sent++) {
 		bool mutating;
 
-		/* The budget spread over the run, not spent at its start. */
-		build_request(&req, &nl, used < budget &&
-			      fuzz_below(&rng, count) < budget * 16);
+		walking = cheap_names && !admin_refused && fuzz_chance(&rng, 1, 2);
+		if (walking) {
+			walk_step(&req, &nl, &wi);
+			walked++;
+		} else {
+			/* The budget spread over the run, not spent at its start. */
+			build_request(&req, &nl, used < budget &&
+				      fuzz_below(&rng, count) < budget * 16);
+		}
 		mutating = req.op && (req.op->flags & GENL_ADMIN_PERM) && !req.dump;
 		if (mutating && admin_refused)
 			refuse(&req, "a mutating command without CAP_NET_ADMIN");
@@ -1059,7 +1277,8 @@ int main(int argc, char **argv)
 				goto out;
 			}
 		}
-		ret = answer(&nl, ((struct nlmsghdr *)req.buf)->nlmsg_seq);
+		fdid = 0;
+		ret = answer(&nl, ((struct nlmsghdr *)req.buf)->nlmsg_seq, &fdid);
 		snprintf(what, sizeof(what), "%s/%s%s",
 			 cmd_name(req.cmd, name, sizeof(name)),
 			 req.dump ? "dump" : "do", req.no_request ? "/ignored" : "");
@@ -1076,6 +1295,18 @@ int main(int argc, char **argv)
 			break;
 		}
 		fuzz_count(what, ret ? errno_name(-ret, ename, sizeof(ename)) : "ok");
+		if (!ret && !req.no_request && mutating && state_cmd(req.cmd)) {
+			changes++;
+			walk_changes += walking;
+		}
+		if (walking && !ret) {
+			if (req.cmd == SMARTIO_CMD_DEVICE_ADD && fdid)
+				walk->fdid[wi] = fdid;
+			else if (req.cmd == SMARTIO_CMD_DEVICE_REMOVE)
+				walk->fdid[wi] = 0;
+		}
+		if (walking)
+			fuzz_count("walk", ret ? errno_name(-ret, ename, sizeof(ename)) : "ok");
 		if (req.pooled && mutating)
 			fuzz_count("budgeted", ret ? errno_name(-ret, ename, sizeof(ename)) : "ok");
 		if (req.no_request ? !ret : !req.refusal) {
@@ -1095,12 +1326,26 @@ int main(int argc, char **argv)
 	timer.it_value.tv_usec = 0;
 	setitimer(ITIMER_REAL, &timer, NULL);
 
+	if (child > 0) {
+		walk->done = 1;
+		if (waitpid(child, &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status)) {
+			printf("unanswered: the second process: %lu of its requests unanswered, status %#x\n",
+			       walk->unanswered, status);
+			unanswered++;
+		}
+	}
 	fuzz_tally_print(stdout);
+	printf("smartio-nl-fuzz: seed %llu: state changes %lu (%lu by the walk of %lu steps, %lu by the second process of %lu requests)\n",
+	       (unsigned long long)seed, changes + walk->changes, walk_changes,
+	       walked, walk->changes, walk->sent);
 	printf("smartio-nl-fuzz: seed %llu: %lu requests sent, %lu unanswered, %lu refused as they must be, %lu violations, %lu of %llu budgeted\n",
 	       (unsigned long long)seed, sent, unanswered, refused, violations,
 	       used, (unsigned long long)budget);
 	ret = violations || unanswered ? EXIT_FAILED : EXIT_OK;
 out:
+	if (walk)
+		walk->done = 1;
 	nl_close(&nl);
 	return ret;
 }

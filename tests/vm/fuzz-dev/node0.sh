@@ -28,7 +28,7 @@ wait_until 30 joined "$peer" || { show_adapters; fail "node $peer never joined";
 # removes and exports again under its connections. Only "ioctls"
 # fuzzes at length: "huge" goes on with a short run, as its point is made.
 churn=
-inputs=100000
+inputs=120000
 case $CASE in
 ioctls) ;;
 huge)
@@ -57,6 +57,9 @@ inputs=$(fuzz_inputs $inputs)
 seed=$(fuzz_seed $((10 + NODE_ID)))
 set -- smartio-dev-fuzz $churn -r "$peer" -R 100 -R 101 -R 102
 fuzz_as root "$seed" $((inputs * 4 / 5)) "$@" -H 100 -H 101
+# Enough inputs get past validation to change state: a twelfth of them
+# (10,000 of the default 120,000).
+fuzz_changed $((inputs / 12))
 fuzz_as nobody $((seed + 100)) $((inputs / 5)) "$@"
 vmctl barrier fuzzed
 no_leak "$objects" /tmp/holdings.before 2000

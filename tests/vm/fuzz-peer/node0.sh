@@ -4,10 +4,14 @@
 # A hostile peer: node 1 loads smartio_hostile_peer, which sends node 2
 # random and malformed messages of every op over the messaging channel
 # (random ops, payloads, lengths and headers, as requests, events and raw
-# records), and valid ones out of order, with node 2's real state in them:
+# records with broken framing, sequence numbers and lengths), and valid
+# ones out of order, with node 2's real state in them:
 # the NVMe node 2 lends (20000), the one it borrowed from node 1 (10000),
 # the segment it exported to node 1 (7). Every answer the scenario knows
-# must come. Node 2 must log no fault and leak nothing (node1.sh), and
+# must come. At least a third of the inputs must reach node 2's decoder
+# broken, and a thirtieth each op's handler (the report's counts); node 2
+# must have dropped as malformed exactly the records the decoder must
+# refuse. Node 2 must log no fault and leak nothing (node1.sh), and
 # both must lend and borrow afterwards: node 1 borrows node 2's NVMe and
 # writes to it, node 2 reads it back; node 2 borrows node 1's and writes
 # to it, node 1 reads it back.
@@ -33,7 +37,7 @@ vmctl barrier lent
 vmctl barrier ready
 
 report=/sys/kernel/debug/smartio_hostile_peer/report
-inputs=$(fuzz_inputs 100000)
+inputs=$(fuzz_inputs 300000)
 seed=$(fuzz_seed 3)
 modprobe smartio_hostile_peer
 start=$(date +%s)
@@ -48,6 +52,18 @@ fuzz_report /tmp/report
 grep -qx "violations 0" /tmp/report || fail "violations (seed $seed)"
 grep -q "^seed $seed node 2 inputs $inputs " /tmp/report ||
 	fail "fewer than $inputs inputs sent"
+# The fuzzing reaches the decoder and every handler, not only the checks
+# in front of them: at least a third of the inputs are broken records
+# that reach the decoder, and a thirtieth reach each op's handler
+# (100,000 and 10,000 of the default 300,000).
+fuzz_at_least "$(awk '/^decoder records / { print $3 }' /tmp/report)" \
+	$((inputs / 3)) "broken records reached the decoder"
+awk '/^handler: / { print $2, $3 }' /tmp/report >/tmp/handlers
+[ "$(wc -l </tmp/handlers)" -ge 11 ] || fail "the report names fewer than 11 handlers"
+while read -r op n; do
+	fuzz_at_least "$n" $((inputs / 30)) "records reached the $op handler"
+done </tmp/handlers
+vmctl put refused "$(awk '/^decoder records / { print $5 }' /tmp/report)"
 rmmod smartio_hostile_peer
 vmctl barrier fuzzed
 

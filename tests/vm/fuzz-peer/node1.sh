@@ -30,9 +30,17 @@ vmctl barrier lent
 borrow_nvme 10000
 holdings >/tmp/holdings.before
 objects=$(kmalloc_objects)
+malformed=$(received_malformed)
 vmctl barrier ready
 
 vmctl barrier fuzzed
+# Every record the hostile peer broke so that the decoder must refuse it
+# reached the decoder, and was refused: no more, no fewer.
+refused=$(vmctl get refused)
+malformed=$(($(received_malformed) - malformed))
+echo "node$NODE: $malformed malformed messages dropped, $refused sent"
+[ "$malformed" = "$refused" ] ||
+	fail "$malformed messages dropped as malformed, the hostile peer sent $refused"
 smartioctl device list
 [ "$(local_devices)" = "20000 $bdf available" ] ||
 	fail "node 2 does not lend its NVMe alone, available, after the fuzzing"

@@ -56,25 +56,63 @@ kmalloc_objects() {
 	cat /sys/kernel/slab/kmalloc-*/objects | awk '{ n += $1 } END { print n + 0 }'
 }
 
-# holdings: what smartio_ntb holds (fabric.sh's $adapters), as its debugfs file counts it: window
-# slots, inbound windows, IOVA pages, per adapter (the message counts
-# left out).
+# holdings: what smartio holds on this node, one line per object, by
+# type: each function it lends (by PCI name, not fdid: a fuzzer may
+# register it anew) and its state; each device it borrows; each segment
+# it knows (its own, and the other nodes' it is connected to); each entry
+# of its requester-ID tables and its users; and what smartio_ntb holds
+# (fabric.sh's $adapters), as its debugfs file counts it: window slots,
+# inbound windows, IOVA pages, per adapter (the message counts left out).
+# The tests compare it before and after fuzzing, with nothing allowed:
+# what a fuzzer leaves must be put back first (devices_reset).
 holdings() {
+	smartioctl device list | awk -v node="$NODE_ID" '
+		$7 == node { print "lent", $2, $8 }
+		/ borrowed by / {
+			for (i = 1; i < NF; i++)
+				if ($i == "by" && $(i + 1) == node)
+					print "borrowed", $1
+		}' | sort
+	smartioctl segment list | sort
+	requesters=/sys/kernel/debug/smartio/requesters
+	[ ! -r $requesters ] || grep '^  ' $requesters | sort | sed 's/^ */requester /'
 	# shellcheck disable=SC2154 # fabric.sh sets it
 	grep -E '^adapter |^  windows |^  iova ' "$adapters"
 }
 
 # no_leak BEFORE_OBJECTS BEFORE_HOLDINGS_FILE SLACK: the node holds what it
-# held (holdings) and at most SLACK more kmalloc objects than before.
+# held (holdings, each object) and at most SLACK more kmalloc objects than
+# before (a coarse net for what no list shows: under make check-debug,
+# kmemleak scans for what nothing references when the script is done).
 no_leak() {
 	after=$(kmalloc_objects)
 	echo "node$NODE: kmalloc objects $1 before, $after after (at most $3 more)"
 	holdings >/tmp/holdings.after
 	if ! cmp -s "$2" /tmp/holdings.after; then
 		diff "$2" /tmp/holdings.after || true
-		fail "smartio_ntb holds other windows or pages than before"
+		fail "smartio holds other devices, segments, requester IDs, windows or pages than before"
 	fi
 	[ "$after" -le $(($1 + $3)) ] || fail "$((after - $1)) kmalloc objects more than before"
+}
+
+# received_malformed: messages from peers that this node's decoder
+# refused (ntb/msg.c), all peers together.
+received_malformed() {
+	awk '/^    received malformed / { n += $3 } END { print n + 0 }' "$adapters"
+}
+
+# fuzz_at_least COUNT MIN WHAT: a fuzzer's COUNT of WHAT is at least MIN
+# (printed either way): fails when fewer inputs got through than they must.
+fuzz_at_least() {
+	echo "node$NODE: ${1:-0} $3 (at least $2)"
+	[ "${1:-0}" -ge "$2" ] || fail "only ${1:-0} $3, fewer than $2"
+}
+
+# fuzz_changed MIN: the last run as root (fuzz_as) changed state with at
+# least MIN inputs ("state changes N" in its fuzzer's report).
+fuzz_changed() {
+	fuzz_at_least "$(sed -n 's/^.*: state changes \([0-9]*\).*$/\1/p' /tmp/fuzz-root.out)" \
+		"$1" "inputs changed state"
 }
 
 # local_devices: "FDID BDF STATE" of every device this node lends.
@@ -128,9 +166,11 @@ fuzz_stuck() {
 # fuzz_as WHO SEED COUNT PROGRAM ARGS...: runs PROGRAM -s SEED -n COUNT
 # ARGS... as WHO (root, or nobody: without privileges), prints its report
 # and how long it took; fails when the fuzzer does (a violation, a request
-# unanswered), runs for more than 240 s (a hang: see fuzz_stuck) or sends
-# fewer than COUNT inputs.
+# unanswered), runs for more than fuzz.hang seconds (240 by default; make
+# check-debug stretches it as it does the tests' timeouts: a hang, see
+# fuzz_stuck) or sends fewer than COUNT inputs.
 fuzz_as() {
+	hang=$(fuzz_param hang 240)
 	who=$1
 	seed=$2
 	count=$3
@@ -145,10 +185,10 @@ fuzz_as() {
 	fi
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
-		if [ $(($(date +%s) - start)) -gt 240 ]; then
+		if [ $(($(date +%s) - start)) -gt "$hang" ]; then
 			fuzz_report "$out"
 			fuzz_stuck "$(basename "$1")"
-			fail "$1 as $who still runs after 240 s (seed $seed)"
+			fail "$1 as $who still runs after $hang s (seed $seed)"
 		fi
 		sleep 1
 	done
