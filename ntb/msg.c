@@ -201,6 +201,7 @@ void smartio_msg_chan_reset_rx(struct smartio_peer *peer)
 	WRITE_ONCE(*smartio_msg_area_u32(chan, SMARTIO_MSG_AREA_ACK), 0);
 	chan->rx_tail = 0;
 	chan->rx_seq = 0;
+	WRITE_ONCE(chan->rx_corrupt, false);
 	mutex_unlock(&chan->rx_lock);
 }
 
@@ -598,10 +599,17 @@ static void smartio_msg_rx(struct smartio_adapter *ad, struct smartio_peer *peer
 		smartio_msg_rx_one(ad, peer, ring + rec.off, rec.len);
 		WRITE_ONCE(chan->rx_tail, rec.next_tail);
 	}
-	if (ret != -EAGAIN)
-		dev_err_ratelimited(&ad->ntb->dev, "adapter %d: node %u: receive ring corrupt (%d) at %u, head %u\n",
-				    ad->index, peer->node_id, ret,
-				    chan->rx_tail, head);
+	/*
+	 * A record that breaks the ring's scheme hides everything after it
+	 * for good: the peer is as good as silent, and its heartbeat times
+	 * it out (smartio_msg_chan_tick()) rather than its head, moving or
+	 * unread, keeping it joined with nothing ever read again.
+	 */
+	if (ret != -EAGAIN && !chan->rx_corrupt) {
+		WRITE_ONCE(chan->rx_corrupt, true);
+		dev_err(&ad->ntb->dev, "adapter %d: node %u: receive ring corrupt (%d) at %u, head %u: nothing more is read from it\n",
+			ad->index, peer->node_id, ret, chan->rx_tail, head);
+	}
 	if (chan->rx_tail == start)
 		goto unlock;
 
@@ -649,6 +657,9 @@ void smartio_msg_work(struct work_struct *work)
  * does not matter: only that it still writes. Nothing here is done per
  * message: a tick reads two words of our own memory.
  *
+ * A peer whose records broke our receive ring is never heard again
+ * (smartio_msg_rx()): what it writes can no longer be read.
+ *
  * Context: With the adapter's lock held; called once a tick.
  * Return: How long (jiffies) nothing came from the peer; 0 if something
  * did since the last tick, or if we have not read all it sent (we are
@@ -666,7 +677,9 @@ unsigned long smartio_msg_chan_tick(struct smartio_adapter *ad,
 	u32 ack = le32_to_cpu(READ_ONCE(*smartio_msg_area_u32(chan, SMARTIO_MSG_AREA_ACK)));
 	bool unread = head != READ_ONCE(chan->rx_tail);
 
-	if (head != chan->alive_head || ack != chan->alive_ack || unread)
+	if (READ_ONCE(chan->rx_corrupt))
+		unread = false;
+	else if (head != chan->alive_head || ack != chan->alive_ack || unread)
 		chan->alive_heard = jiffies;
 	chan->alive_head = head;
 	chan->alive_ack = ack;

@@ -96,6 +96,10 @@ struct smartio_msg_pending {
  *	refused them); not in @rx_count.
  * @rx_misordered: Messages of @rx_count that carried another sequence
  *	number than the one expected.
+ * @rx_corrupt: The receive ring holds a record that breaks its scheme:
+ *	nothing after it can be read, and the peer counts as silent until
+ *	the session ends (smartio_msg_chan_tick()). Under @rx_lock; read
+ *	by the tick with READ_ONCE().
  * @lock: Protects the fields below; a spinlock so that events can be
  *	posted from atomic context.
  * @up: The peer is joined and the channel usable.
@@ -125,6 +129,7 @@ struct smartio_msg_chan {
 	struct mutex rx_lock;
 	u32 rx_tail;
 	u32 rx_seq;
+	bool rx_corrupt;
 	u8 rx_resp[SMARTIO_MSG_MAX_PAYLOAD];
 	u64 rx_count;
 	u64 rx_keepalives;
