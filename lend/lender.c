@@ -1100,7 +1100,8 @@ unlock:
 
 /*
  * The function that @node_id's RETURN or RETURNING @req names, lent to
- * it, or NULL with @err set. Called with smartio_lender_lock held.
+ * it, or NULL with @err set (-EINVAL for a request of the wrong size).
+ * Called with smartio_lender_lock held.
  */
 static struct smartio_lent *smartio_lent_returned(u16 node_id,
 						  const struct smartio_msg *req,
@@ -1110,6 +1111,10 @@ static struct smartio_lent *smartio_lent_returned(u16 node_id,
 	struct smartio_lent *lent;
 
 	lockdep_assert_held(&smartio_lender_lock);
+	if (req->len != sizeof(*r)) {
+		*err = -EINVAL;
+		return NULL;
+	}
 	*err = 0;
 	lent = smartio_lent_find(le32_to_cpu(r->fdid), err, NULL);
 	/* Not (or no longer) lent to it: a late or repeated return. */
@@ -1128,8 +1133,6 @@ static int smartio_lender_return_handler(u16 node_id,
 	struct smartio_lent *lent;
 	int ret;
 
-	if (req->len != sizeof(struct smartio_return_req))
-		return -EINVAL;
 	mutex_lock(&smartio_lender_lock);
 	lent = smartio_lent_returned(node_id, req, &ret);
 	if (lent) {
@@ -1163,8 +1166,6 @@ static int smartio_lender_returning_handler(u16 node_id,
 	struct smartio_lent *lent;
 	int ret;
 
-	if (req->len != sizeof(struct smartio_return_req))
-		return -EINVAL;
 	mutex_lock(&smartio_lender_lock);
 	lent = smartio_lent_returned(node_id, req, &ret);
 	if (lent && lent->state != SMARTIO_DEVICE_STATE_BORROWED) {
