@@ -55,7 +55,13 @@
  * forced), unavailable or remove of one of the fdids the walk's adds were
  * answered with. -k: a second process, forked, sends meanwhile returns,
  * reclaims, unavailables and removals of those fdids, until the first is
- * done. Requests that changed state (answered 0: a device add, remove,
+ * done. The kernel reuses fdids, so a request naming a stale one may
+ * reach another of the walk's functions: the walk keeps to the kernel's
+ * truth, adding anew a function whose fdid is answered as unknown, and
+ * adopting the fdid the kernel lists for one whose add is refused as
+ * registered already ("count: walk adopted"): it cannot stall on a
+ * function it lost, however the two processes interleave. Requests that
+ * changed state (answered 0: a device add, remove,
  * available, unavailable, borrow, return or reclaim, of the walk, the
  * random requests or the second process) are counted apart:
  * "state changes N".
@@ -83,6 +89,7 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
+#include "smartio/fdid.h"
 #include "fuzz.h"
 #include "nl.h"
 
@@ -993,6 +1000,9 @@ struct walk_shared {
 
 static struct walk_shared *walk;
 
+/* This node's id, from the fdid of the walk's first add answered. */
+static uint16_t walk_node;
+
 /* Is CMD one that changes a device's state when answered 0? */
 static bool state_cmd(uint8_t cmd)
 {
@@ -1048,8 +1058,9 @@ static int send_request(struct nl *nl, struct request *r, uint32_t *fdid)
 /*
  * One step of the walk: an add of a function the walk holds no fdid of,
  * else an add again, an available, an unavailable or a remove of it.
+ * Returns the fdid it names (0 for an add).
  */
-static void walk_step(struct request *r, struct nl *nl, unsigned int *i)
+static uint32_t walk_step(struct request *r, struct nl *nl, unsigned int *i)
 {
 	static const uint8_t cmds[] = {
 		SMARTIO_CMD_DEVICE_ADD, SMARTIO_CMD_DEVICE_AVAILABLE,
@@ -1063,6 +1074,79 @@ static void walk_step(struct request *r, struct nl *nl, unsigned int *i)
 	build_device_do(r, nl, cmd, walk->fdid[*i],
 			cmd == SMARTIO_CMD_DEVICE_ADD ? cheap_name[*i] : NULL,
 			fuzz_chance(&rng, 1, 4));
+	return cmd == SMARTIO_CMD_DEVICE_ADD ? 0 : walk->fdid[*i];
+}
+
+/* What walk_adopt() looks for in a dump of the devices, and finds. */
+struct walk_lookup {
+	const char *name;
+	uint16_t node;
+	uint32_t fdid;
+};
+
+static int walk_lookup_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct walk_lookup *l = data;
+	const char *name = NULL;
+	const struct nlattr *a;
+	uint32_t fdid = 0;
+
+	mnl_attr_for_each(a, nlh, GENL_HDRLEN) {
+		if (mnl_attr_get_type(a) == SMARTIO_A_DEVICE_FDID &&
+		    !mnl_attr_validate(a, MNL_TYPE_U32))
+			fdid = mnl_attr_get_u32(a);
+		else if (mnl_attr_get_type(a) == SMARTIO_A_DEVICE_PCI_NAME &&
+			 !mnl_attr_validate(a, MNL_TYPE_NUL_STRING))
+			name = mnl_attr_get_str(a);
+	}
+	if (name && !strcmp(name, l->name) &&
+	    smartio_fdid_node(fdid) == l->node)
+		l->fdid = fdid;
+	return MNL_CB_OK;
+}
+
+/*
+ * The walk's add of function I was refused as registered already: the
+ * walk lost track of its fdid (the kernel reuses fdids, so a request of
+ * the second process naming a stale one may have removed another of the
+ * walk's functions). Adopts the fdid this node lists for it, so that the
+ * walk goes on changing state instead of adding in vain.
+ */
+static void walk_adopt(struct nl *nl, unsigned int i)
+{
+	static char buf[65536] __attribute__((aligned(NLMSG_ALIGNTO)));
+	struct walk_lookup l = { .name = cheap_name[i], .node = walk_node };
+	struct genlmsghdr *genl;
+	struct nlmsghdr *nlh;
+	uint32_t seq = ++nl->seq;
+	ssize_t n;
+	int ret = MNL_CB_OK;
+
+	if (!walk_node)		/* no add answered yet: this node's id is unknown */
+		return;
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = nl->family;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = seq;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = SMARTIO_CMD_DEVICE_GET;
+	genl->version = SMARTIO_FAMILY_VERSION;
+	while (send(mnl_socket_get_fd(nl->sock), nlh, nlh->nlmsg_len, 0) < 0)
+		if (errno != EINTR)
+			return;
+	do {
+		n = recv(mnl_socket_get_fd(nl->sock), buf, sizeof(buf), 0);
+		if (n < 0 && (errno == EINTR || errno == ENOBUFS))
+			continue;
+		if (n < 0)
+			return;
+		ret = mnl_cb_run(buf, (size_t)n, seq, nl->portid,
+				 walk_lookup_cb, &l);
+	} while (ret > 0 || (ret < 0 && errno == ESRCH));
+	if (l.fdid) {
+		walk->fdid[i] = l.fdid;
+		fuzz_count("walk", "adopted");
+	}
 }
 
 /*
@@ -1155,7 +1239,7 @@ int main(int argc, char **argv)
 	bool second = false, walking;
 	pid_t child = -1;
 	unsigned int wi = 0;
-	uint32_t fdid;
+	uint32_t fdid, walk_named = 0;
 	int status;
 	struct sigaction sa = { .sa_handler = on_alarm };
 	struct timeval timeout = { .tv_sec = ANSWER_TIMEOUT };
@@ -1251,7 +1335,7 @@ int main(int argc, char **argv)
 
 		walking = cheap_names && !admin_refused && fuzz_chance(&rng, 1, 2);
 		if (walking) {
-			walk_step(&req, &nl, &wi);
+			walk_named = walk_step(&req, &nl, &wi);
 			walked++;
 		} else {
 			/* The budget spread over the run, not spent at its start. */
@@ -1300,10 +1384,18 @@ int main(int argc, char **argv)
 			walk_changes += walking;
 		}
 		if (walking && !ret) {
-			if (req.cmd == SMARTIO_CMD_DEVICE_ADD && fdid)
+			if (req.cmd == SMARTIO_CMD_DEVICE_ADD && fdid) {
 				walk->fdid[wi] = fdid;
-			else if (req.cmd == SMARTIO_CMD_DEVICE_REMOVE)
+				walk_node = smartio_fdid_node(fdid);
+			} else if (req.cmd == SMARTIO_CMD_DEVICE_REMOVE) {
 				walk->fdid[wi] = 0;
+			}
+		} else if (walking && ret == -EEXIST &&
+			   req.cmd == SMARTIO_CMD_DEVICE_ADD) {
+			walk_adopt(&nl, wi);
+		} else if (walking && ret == -ENOENT && walk_named) {
+			/* Removed by a request naming it stale: add it anew. */
+			__sync_bool_compare_and_swap(&walk->fdid[wi], walk_named, 0);
 		}
 		if (walking)
 			fuzz_count("walk", ret ? errno_name(-ret, ename, sizeof(ename)) : "ok");
