@@ -23,7 +23,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitfield.h>
+#include <linux/bitmap.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/netlink.h>
@@ -1191,6 +1193,55 @@ err_put:
 	return ret;
 }
 
+/* How long a leaving node waits for its peers to read that it leaves. */
+#define SMARTIO_LEAVE_TIMEOUT_MS	5000
+
+/*
+ * Tells every joined peer that we leave, and waits (at most
+ * SMARTIO_LEAVE_TIMEOUT_MS) until each has read it and so writes nothing
+ * more into our memory (msg.c, "Leaving"): our link may go down then
+ * without dropping a write of theirs.
+ */
+static void smartio_peers_leave(struct smartio_adapter *ad)
+{
+	unsigned long deadline = jiffies +
+				 msecs_to_jiffies(SMARTIO_LEAVE_TIMEOUT_MS);
+	unsigned long *told;
+	int pidx, waiting;
+	u32 *ack;
+
+	ack = kcalloc(ad->peer_count, sizeof(*ack), GFP_KERNEL);
+	told = bitmap_zalloc(ad->peer_count, GFP_KERNEL);
+	if (!ack || !told)
+		goto out;
+	mutex_lock(&ad->lock);
+	for (pidx = 0; pidx < ad->peer_count; pidx++)
+		if (ad->peers[pidx].state == SMARTIO_PEER_STATE_JOINED &&
+		    !smartio_msg_chan_leave(ad, &ad->peers[pidx], &ack[pidx]))
+			__set_bit(pidx, told);
+	mutex_unlock(&ad->lock);
+
+	do {
+		waiting = 0;
+		for_each_set_bit(pidx, told, ad->peer_count) {
+			if (smartio_msg_chan_left(&ad->peers[pidx], ack[pidx]))
+				__clear_bit(pidx, told);
+			else
+				waiting++;
+		}
+		if (waiting)
+			usleep_range(500, 1000);
+	} while (waiting && time_before(jiffies, deadline));
+
+	for_each_set_bit(pidx, told, ad->peer_count)
+		dev_info(&ad->ntb->dev, "adapter %d: node %u did not read that we leave within %d ms\n",
+			 ad->index, ad->peers[pidx].node_id,
+			 SMARTIO_LEAVE_TIMEOUT_MS);
+out:
+	bitmap_free(told);
+	kfree(ack);
+}
+
 static void smartio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 {
 	struct smartio_adapter *ad = ntb->ctx;
@@ -1206,6 +1257,7 @@ static void smartio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 	mutex_unlock(&smartio_node_ids_lock);
 	cancel_work_sync(&ad->work);
 
+	smartio_peers_leave(ad);
 	ntb_db_set_mask(ntb, SMARTIO_DB_USED);
 	ntb_link_disable(ntb);
 

@@ -40,6 +40,16 @@
  * keepalives go only on an idle channel: nothing is added per message.
  * They ring no doorbell: the receiver's own tick reads them.
  *
+ * Leaving. A node whose adapter goes away posts a LEAVING event to each
+ * joined peer and closes its channel to it (smartio_msg_chan_leave()).
+ * The peer, reading the event, closes its channel too; its acknowledgment
+ * of the event is the last it writes into the leaving node's memory. The
+ * leaving node waits for it before it takes its link down, so that no
+ * write of the peer's (a keepalive) meets a link that is down: the NTB
+ * would drop it, as hardware does, and the rig would see a drop no test
+ * asked for. A peer that does not acknowledge in time is left as at a
+ * link down.
+ *
  * Bounded memory: each node has at most SMARTIO_MSG_INFLIGHT requests
  * pending per peer, and a request or event is sent only if room for that
  * many largest responses stays free, so a response always finds room and
@@ -341,6 +351,57 @@ static int smartio_msg_send_locked(struct smartio_adapter *ad,
 	return smartio_msg_push_locked(ad, peer, len, reserve, wake);
 }
 
+/**
+ * smartio_msg_chan_leave() - Tell a joined peer we leave, and close to it.
+ * @ad: The adapter, going away: its link goes down next.
+ * @peer: The peer.
+ * @ack: Where the peer's acknowledgment must reach for the event to be
+ *	read (smartio_msg_chan_left()).
+ *
+ * Posts a LEAVING event, then closes the channel as at a link down:
+ * every pending request fails with -ENOTCONN, nothing more is sent to the
+ * peer, and nothing more is read from it (a receive under way is waited
+ * for), so that none of our writes reaches the peer after this either.
+ *
+ * Return: 0, or -ENOTCONN if the channel was not up, -ENOSPC if the ring
+ * had no room: the peer is not told then, and not waited for.
+ */
+int smartio_msg_chan_leave(struct smartio_adapter *ad,
+			   struct smartio_peer *peer, u32 *ack)
+{
+	struct smartio_msg_chan *chan = &peer->chan;
+	struct smartio_msg leaving = {
+		.kind = SMARTIO_MSG_EVENT,
+		.op = SMARTIO_MSG_OP_LEAVING,
+	};
+	int ret;
+
+	spin_lock_irq(&chan->lock);
+	ret = smartio_msg_send_locked(ad, peer, &leaving, 0, true);
+	*ack = chan->tx_head;
+	spin_unlock_irq(&chan->lock);
+	smartio_msg_chan_down(peer);
+	/* A receive that saw the channel up writes its ack before this. */
+	mutex_lock(&chan->rx_lock);
+	mutex_unlock(&chan->rx_lock);
+	return ret;
+}
+
+/**
+ * smartio_msg_chan_left() - Has the peer read our LEAVING event?
+ * @peer: The peer, told by smartio_msg_chan_leave().
+ * @ack: The position smartio_msg_chan_leave() gave.
+ *
+ * Return: True once the peer's acknowledgment reached @ack: it read the
+ * event, and writes nothing more into our memory.
+ */
+bool smartio_msg_chan_left(struct smartio_peer *peer, u32 ack)
+{
+	struct smartio_msg_chan *chan = &peer->chan;
+
+	return le32_to_cpu(READ_ONCE(*smartio_msg_area_u32(chan, SMARTIO_MSG_AREA_ACK))) == ack;
+}
+
 /* Takes a free pending entry, or returns NULL. Called with chan->lock held. */
 static struct smartio_msg_pending *
 smartio_msg_pending_get(struct smartio_msg_chan *chan, void *resp,
@@ -571,6 +632,19 @@ static void smartio_msg_rx_one(struct smartio_adapter *ad,
 	if (m.kind == SMARTIO_MSG_EVENT && m.op == SMARTIO_MSG_OP_ECHO)
 		WRITE_ONCE(chan->rx_keepalives, chan->rx_keepalives + 1);
 
+	/*
+	 * The peer's link goes down next: close to it now, so that nothing
+	 * of ours but the ack of this event (smartio_msg_rx()) meets it.
+	 * A peer may only close its own channel so: it stays joined until
+	 * its link goes down or its heartbeat times it out.
+	 */
+	if (m.kind == SMARTIO_MSG_EVENT && m.op == SMARTIO_MSG_OP_LEAVING) {
+		dev_info(&ad->ntb->dev, "adapter %d: node %u is leaving\n",
+			 ad->index, peer->node_id);
+		smartio_msg_chan_down(peer);
+		return;
+	}
+
 	if (m.kind == SMARTIO_MSG_RESPONSE)
 		smartio_msg_deliver(ad, peer, &m);
 	else
@@ -598,6 +672,9 @@ static void smartio_msg_rx(struct smartio_adapter *ad, struct smartio_peer *peer
 					 chan->rx_tail, &rec))) {
 		smartio_msg_rx_one(ad, peer, ring + rec.off, rec.len);
 		WRITE_ONCE(chan->rx_tail, rec.next_tail);
+		/* The peer is leaving: nothing after its event is read. */
+		if (!READ_ONCE(chan->up))
+			break;
 	}
 	/*
 	 * A record that breaks the ring's scheme hides everything after it
@@ -614,8 +691,12 @@ static void smartio_msg_rx(struct smartio_adapter *ad, struct smartio_peer *peer
 		goto unlock;
 
 	iowrite32(chan->rx_tail, chan->win + SMARTIO_MSG_AREA_ACK);
-	/* A sender may be polling for room: tell it there is some. */
-	if (smartio_ring_used(head, start) >= SMARTIO_MSG_RING_SIZE / 4)
+	/*
+	 * A sender may be polling for room: tell it there is some; not a
+	 * peer that is leaving, to which the ack is the last write.
+	 */
+	if (READ_ONCE(chan->up) &&
+	    smartio_ring_used(head, start) >= SMARTIO_MSG_RING_SIZE / 4)
 		ntb_peer_db_set(ad->ntb, SMARTIO_DB_MSG);
 unlock:
 	mutex_unlock(&chan->rx_lock);

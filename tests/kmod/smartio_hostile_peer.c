@@ -17,7 +17,9 @@
  *  - an op: one with a handler (ECHO, SEGMENT_INFO, DEVICE_NEXT, BORROW,
  *    RETURN, CONFIG_WRITE, RECLAIMED, CONFIG_READ, RESET,
  *    SEGMENT_DISCONNECT, SEGMENT_REVOKE, RETURNING), the retired 3, one
- *    without (14-63), or one past SMARTIO_MSG_OP_MAX;
+ *    without (15-63), or one past SMARTIO_MSG_OP_MAX; never LEAVING (14),
+ *    which closes the target's channel to us (ntb/msg.c, "Leaving"):
+ *    what came after it would not be read;
  *  - a payload of the op's wire format (lend/lend_priv.h, ntb/segment.c)
  *    with random fields or fields from what exists (LENT, BORROWED,
  *    SEGMENT, the target's and our node ids), of a random length: 0,
@@ -71,8 +73,11 @@
 #include "smartio/ntb.h"
 #include "../../lend/lend_priv.h"
 
-/* Op classes counted: 0, 1-13 by name, 14-63 (no handler), 64 and above. */
-#define HP_OP_LAST		SMARTIO_MSG_OP_RETURNING
+/*
+ * Op classes counted: 0, 1-14 by name (LEAVING, 14, never sent), 15-63 (no
+ * handler), 64 and above.
+ */
+#define HP_OP_LAST		SMARTIO_MSG_OP_LEAVING
 #define HP_OP_CLASSES	(HP_OP_LAST + 3)
 #define HP_OP_UNREGISTERED	(HP_OP_LAST + 1)
 #define HP_OP_PAST_MAX		(HP_OP_LAST + 2)
@@ -103,7 +108,8 @@ static const struct {
 static const char * const hp_op_names[HP_OP_CLASSES] = {
 	"op-0", "echo", "segment-info", "retired-3", "device-next", "borrow",
 	"return", "config-write", "reclaimed", "config-read", "reset",
-	"segment-disconnect", "segment-revoke", "returning", "op-14-63",
+	"segment-disconnect", "segment-revoke", "returning", "leaving",
+	"op-15-63",
 	"op-64-up",
 };
 
@@ -448,10 +454,14 @@ static bool hp_post(struct hp_run *r, u16 op, const void *buf, u32 len,
 	}
 }
 
-/* Does OP have a handler (hp_op_names: 1 to HP_OP_LAST but the retired 3)? */
+/*
+ * Does OP have a handler (hp_op_names: 1 to HP_OP_LAST but the retired 3
+ * and LEAVING, which the decoder serves itself)?
+ */
 static bool hp_handled_op(u16 op)
 {
-	return op && op <= HP_OP_LAST && op != SMARTIO_MSG_OP_RETIRED_3;
+	return op && op <= HP_OP_LAST && op != SMARTIO_MSG_OP_RETIRED_3 &&
+	       op != SMARTIO_MSG_OP_LEAVING;
 }
 
 /*
