@@ -593,12 +593,13 @@ static SntbWinCause sntb_lut_target(SmartioNTBState *s, hwaddr addr,
 }
 
 /*
- * Translate an access at @ap's @addr; false if it goes nowhere: then it is
- * counted in WIN_DROPPED and logged (-d guest_errors), once per cause
- * until the LUT or the link changes.
+ * Translate an access of requester @rid at @ap's @addr; false if it goes
+ * nowhere: then it is counted in WIN_DROPPED and logged (-d guest_errors),
+ * once per cause until the LUT or the link changes, with its requester, so
+ * that a test can tell a device's DMA from a CPU's access (00:00.0).
  */
 static bool sntb_window_target(SntbAperture *ap, hwaddr addr, bool is_write,
-                               uint64_t *target)
+                               uint16_t rid, uint64_t *target)
 {
     SmartioNTBState *s = ap->s;
     SntbWinCause why = ap->target(s, addr, target);
@@ -613,10 +614,12 @@ static bool sntb_window_target(SntbAperture *ap, hwaddr addr, bool is_write,
     s->win_logged |= 1u << why;
     qemu_mutex_unlock(&s->cable.lock);
     if (log) {
-        qemu_log_mask(LOG_GUEST_ERROR, "%s: port %u: dropped %s at %s + 0x%"
-                      HWADDR_PRIx ": %s\n", TYPE_SMARTIO_NTB, s->port,
-                      is_write ? "write" : "read", ap->bar, addr,
-                      sntb_win_cause[why]);
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: port %u: dropped %s from "
+                      "requester %02x:%02x.%x at %s + 0x%" HWADDR_PRIx
+                      ": %s\n", TYPE_SMARTIO_NTB, s->port,
+                      is_write ? "write" : "read", rid >> 8,
+                      PCI_SLOT(rid & 0xff), PCI_FUNC(rid & 0xff), ap->bar,
+                      addr, sntb_win_cause[why]);
     }
     return false;
 }
@@ -646,7 +649,7 @@ static MemTxResult sntb_aperture_read(void *opaque, hwaddr addr,
 
     if (sntb_refuse_in_rx(ap->s, ap->bar, addr) ||
         !sntb_rid_allowed(ap->s, attrs, ap->bar, addr, false) ||
-        !sntb_window_target(ap, addr, false, &target)) {
+        !sntb_window_target(ap, addr, false, attrs.requester_id, &target)) {
         *data = ~0ULL;
         return MEMTX_ERROR;
     }
@@ -662,7 +665,7 @@ static MemTxResult sntb_aperture_write(void *opaque, hwaddr addr,
 
     if (sntb_refuse_in_rx(ap->s, ap->bar, addr) ||
         !sntb_rid_allowed(ap->s, attrs, ap->bar, addr, true) ||
-        !sntb_window_target(ap, addr, true, &target)) {
+        !sntb_window_target(ap, addr, true, attrs.requester_id, &target)) {
         return MEMTX_OK;
     }
     sntb_window_write(ap->s, target, val, size);
