@@ -41,9 +41,11 @@
  * They ring no doorbell: the receiver's own tick reads them.
  *
  * Leaving. A node whose adapter goes away posts a LEAVING event to each
- * joined peer and closes its channel to it (smartio_msg_chan_leave()).
- * The peer, reading the event, closes its channel too; its acknowledgment
- * of the event is the last it writes into the leaving node's memory. The
+ * joined peer and closes its sending side to it (smartio_msg_chan_leave());
+ * it still reads, so that two nodes leaving at once ack each other's
+ * events. The peer, reading the event, closes its channel; its
+ * acknowledgment of the event is the last it writes into the leaving
+ * node's memory. The
  * leaving node waits for it before it takes its link down, so that no
  * write of the peer's (a keepalive) meets a link that is down: the NTB
  * would drop it, as hardware does, and the rig would see a drop no test
@@ -229,21 +231,18 @@ void smartio_msg_chan_up(struct smartio_peer *peer)
 	chan->up = true;
 	chan->alive_tx = chan->tx_count;
 	spin_unlock_irq(&chan->lock);
+	WRITE_ONCE(chan->rx_open, true);
 	chan->alive_head = le32_to_cpu(READ_ONCE(*smartio_msg_area_u32(chan, SMARTIO_MSG_AREA_HEAD)));
 	chan->alive_ack = le32_to_cpu(READ_ONCE(*smartio_msg_area_u32(chan, SMARTIO_MSG_AREA_ACK)));
 	chan->alive_heard = jiffies;
 }
 
-/**
- * smartio_msg_chan_down() - The peer left: fail what waits on it.
- * @peer: The peer.
- *
- * Every pending request completes with -ENOTCONN now, and every later
- * call fails with -ENOTCONN until the peer joins again.
- *
- * Return: The number of requests failed.
+/*
+ * Closes the send side: every pending request completes with -ENOTCONN
+ * now, and every later call fails with -ENOTCONN until the peer joins
+ * again. Returns the number of requests failed.
  */
-unsigned int smartio_msg_chan_down(struct smartio_peer *peer)
+static unsigned int smartio_msg_chan_close_tx(struct smartio_peer *peer)
 {
 	struct smartio_msg_chan *chan = &peer->chan;
 	unsigned int failed = 0;
@@ -266,6 +265,22 @@ unsigned int smartio_msg_chan_down(struct smartio_peer *peer)
 	wake_up_all(&chan->wait);
 
 	return failed;
+}
+
+/**
+ * smartio_msg_chan_down() - The peer left: fail what waits on it.
+ * @peer: The peer.
+ *
+ * Every pending request completes with -ENOTCONN now, every later call
+ * fails with -ENOTCONN, and nothing more is read from the peer, until it
+ * joins again.
+ *
+ * Return: The number of requests failed.
+ */
+unsigned int smartio_msg_chan_down(struct smartio_peer *peer)
+{
+	WRITE_ONCE(peer->chan.rx_open, false);
+	return smartio_msg_chan_close_tx(peer);
 }
 
 /*
@@ -358,10 +373,10 @@ static int smartio_msg_send_locked(struct smartio_adapter *ad,
  * @ack: Where the peer's acknowledgment must reach for the event to be
  *	read (smartio_msg_chan_left()).
  *
- * Posts a LEAVING event, then closes the channel as at a link down:
- * every pending request fails with -ENOTCONN, nothing more is sent to the
- * peer, and nothing more is read from it (a receive under way is waited
- * for), so that none of our writes reaches the peer after this either.
+ * Posts a LEAVING event, then closes the send side as at a link down:
+ * every pending request fails with -ENOTCONN, and nothing more is sent to
+ * the peer. Its messages are still read until our link goes down: a peer
+ * leaving at the same time waits for our ack of its own LEAVING.
  *
  * Return: 0, or -ENOTCONN if the channel was not up, -ENOSPC if the ring
  * had no room: the peer is not told then, and not waited for.
@@ -380,10 +395,7 @@ int smartio_msg_chan_leave(struct smartio_adapter *ad,
 	ret = smartio_msg_send_locked(ad, peer, &leaving, 0, true);
 	*ack = chan->tx_head;
 	spin_unlock_irq(&chan->lock);
-	smartio_msg_chan_down(peer);
-	/* A receive that saw the channel up writes its ack before this. */
-	mutex_lock(&chan->rx_lock);
-	mutex_unlock(&chan->rx_lock);
+	smartio_msg_chan_close_tx(peer);
 	return ret;
 }
 
@@ -661,7 +673,7 @@ static void smartio_msg_rx(struct smartio_adapter *ad, struct smartio_peer *peer
 	int ret;
 
 	mutex_lock(&chan->rx_lock);
-	if (!READ_ONCE(chan->up))
+	if (!READ_ONCE(chan->rx_open))
 		goto unlock;
 
 	head = le32_to_cpu(READ_ONCE(*smartio_msg_area_u32(chan, SMARTIO_MSG_AREA_HEAD)));
@@ -673,7 +685,7 @@ static void smartio_msg_rx(struct smartio_adapter *ad, struct smartio_peer *peer
 		smartio_msg_rx_one(ad, peer, ring + rec.off, rec.len);
 		WRITE_ONCE(chan->rx_tail, rec.next_tail);
 		/* The peer is leaving: nothing after its event is read. */
-		if (!READ_ONCE(chan->up))
+		if (!READ_ONCE(chan->rx_open))
 			break;
 	}
 	/*
@@ -695,7 +707,7 @@ static void smartio_msg_rx(struct smartio_adapter *ad, struct smartio_peer *peer
 	 * A sender may be polling for room: tell it there is some; not a
 	 * peer that is leaving, to which the ack is the last write.
 	 */
-	if (READ_ONCE(chan->up) &&
+	if (READ_ONCE(chan->rx_open) &&
 	    smartio_ring_used(head, start) >= SMARTIO_MSG_RING_SIZE / 4)
 		ntb_peer_db_set(ad->ntb, SMARTIO_DB_MSG);
 unlock:

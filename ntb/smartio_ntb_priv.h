@@ -96,6 +96,9 @@ struct smartio_msg_pending {
  *	refused them); not in @rx_count.
  * @rx_misordered: Messages of @rx_count that carried another sequence
  *	number than the one expected.
+ * @rx_open: Messages are read from the peer: from its joining until it
+ *	leaves or says it is leaving (smartio_msg_chan_down()). Our own
+ *	leaving closes only the send side (@up).
  * @rx_corrupt: The receive ring holds a record that breaks its scheme:
  *	nothing after it can be read, and the peer counts as silent until
  *	the session ends (smartio_msg_chan_tick()). Under @rx_lock; read
@@ -129,6 +132,7 @@ struct smartio_msg_chan {
 	struct mutex rx_lock;
 	u32 rx_tail;
 	u32 rx_seq;
+	bool rx_open;
 	bool rx_corrupt;
 	u8 rx_resp[SMARTIO_MSG_MAX_PAYLOAD];
 	u64 rx_count;
