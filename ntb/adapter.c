@@ -1199,8 +1199,9 @@ err_put:
 /*
  * Tells every joined peer that we leave, and waits (at most
  * SMARTIO_LEAVE_TIMEOUT_MS) until each has read it and so writes nothing
- * more into our memory (msg.c, "Leaving"): our link may go down then
- * without dropping a write of theirs.
+ * more into our memory, then acks what each sent before (msg.c,
+ * "Leaving"): our link may go down then without dropping a write of
+ * theirs or ours.
  */
 static void smartio_peers_leave(struct smartio_adapter *ad)
 {
@@ -1224,10 +1225,12 @@ static void smartio_peers_leave(struct smartio_adapter *ad)
 	do {
 		waiting = 0;
 		for_each_set_bit(pidx, told, ad->peer_count) {
-			if (smartio_msg_chan_left(&ad->peers[pidx], ack[pidx]))
+			if (smartio_msg_chan_left(&ad->peers[pidx], ack[pidx])) {
+				smartio_msg_chan_drain(ad, &ad->peers[pidx]);
 				__clear_bit(pidx, told);
-			else
+			} else {
 				waiting++;
+			}
 		}
 		if (waiting)
 			usleep_range(500, 1000);

@@ -46,8 +46,10 @@
  * events. The peer, reading the event, closes its channel; its
  * acknowledgment of the event is the last it writes into the leaving
  * node's memory. The
- * leaving node waits for it before it takes its link down, so that no
- * write of the peer's (a keepalive) meets a link that is down: the NTB
+ * leaving node waits for it, then reads and acks what the peer sent
+ * before it (a peer leaving at the same time waits for our ack of its own
+ * LEAVING), before it takes its link down, so that no write of either
+ * (a keepalive, an ack) meets a link that is down: the NTB
  * would drop it, as hardware does, and the rig would see a drop no test
  * asked for. A peer that does not acknowledge in time is left as at a
  * link down.
@@ -366,6 +368,9 @@ static int smartio_msg_send_locked(struct smartio_adapter *ad,
 	return smartio_msg_push_locked(ad, peer, len, reserve, wake);
 }
 
+static void smartio_msg_rx(struct smartio_adapter *ad,
+			   struct smartio_peer *peer);
+
 /**
  * smartio_msg_chan_leave() - Tell a joined peer we leave, and close to it.
  * @ad: The adapter, going away: its link goes down next.
@@ -397,6 +402,22 @@ int smartio_msg_chan_leave(struct smartio_adapter *ad,
 	spin_unlock_irq(&chan->lock);
 	smartio_msg_chan_close_tx(peer);
 	return ret;
+}
+
+/**
+ * smartio_msg_chan_drain() - Read what a peer that read our LEAVING sent.
+ * @ad: The adapter, leaving.
+ * @peer: The peer; smartio_msg_chan_left() said it read our LEAVING.
+ *
+ * Having read it, the peer sends nothing more, so what is in our ring is
+ * all it will send: read it now and ack it, while our link is up. Among it
+ * may be the peer's own LEAVING, posted as it left at the same time as
+ * we, which it waits for us to ack.
+ */
+void smartio_msg_chan_drain(struct smartio_adapter *ad,
+			    struct smartio_peer *peer)
+{
+	smartio_msg_rx(ad, peer);
 }
 
 /**

@@ -468,6 +468,8 @@ unsigned int smartio_msg_chan_down(struct smartio_peer *peer);
 int smartio_msg_chan_leave(struct smartio_adapter *ad,
 			   struct smartio_peer *peer, u32 *ack);
 bool smartio_msg_chan_left(struct smartio_peer *peer, u32 ack);
+void smartio_msg_chan_drain(struct smartio_adapter *ad,
+			    struct smartio_peer *peer);
 unsigned long smartio_msg_chan_tick(struct smartio_adapter *ad,
 				    struct smartio_peer *peer);
 void smartio_msg_chan_show(struct seq_file *s,
