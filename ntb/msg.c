@@ -396,10 +396,17 @@ int smartio_msg_chan_leave(struct smartio_adapter *ad,
 	};
 	int ret;
 
+	/*
+	 * Under rx_lock: a receive that reads the peer's own LEAVING meanwhile
+	 * acks it after our event's writes, never before them, so that the
+	 * peer, seeing that ack, finds our event in its ring too.
+	 */
+	mutex_lock(&chan->rx_lock);
 	spin_lock_irq(&chan->lock);
 	ret = smartio_msg_send_locked(ad, peer, &leaving, 0, true);
 	*ack = chan->tx_head;
 	spin_unlock_irq(&chan->lock);
+	mutex_unlock(&chan->rx_lock);
 	smartio_msg_chan_close_tx(peer);
 	return ret;
 }
@@ -417,7 +424,13 @@ int smartio_msg_chan_leave(struct smartio_adapter *ad,
 void smartio_msg_chan_drain(struct smartio_adapter *ad,
 			    struct smartio_peer *peer)
 {
+	struct smartio_msg_chan *chan = &peer->chan;
+
 	smartio_msg_rx(ad, peer);
+	/* Nothing read later is acked: our link goes down next. */
+	mutex_lock(&chan->rx_lock);
+	WRITE_ONCE(chan->rx_open, false);
+	mutex_unlock(&chan->rx_lock);
 }
 
 /**
