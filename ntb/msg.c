@@ -46,9 +46,12 @@
  * events. The peer, reading the event, closes its channel; its
  * acknowledgment of the event is the last it writes into the leaving
  * node's memory. The
- * leaving node waits for it, then reads and acks what the peer sent
- * before it (a peer leaving at the same time waits for our ack of its own
- * LEAVING), before it takes its link down, so that no write of either
+ * leaving node waits for it, then reads what the peer sent before it (a
+ * peer leaving at the same time waits for our ack of its own LEAVING),
+ * before it takes its link down. Once it has posted its LEAVING it acks
+ * nothing but the peer's LEAVING: a peer that read our event may take its
+ * own link down at any time after its ack, and waits for no ack of ours
+ * unless it is leaving too. So no write of either
  * (a keepalive, an ack) meets a link that is down: the NTB
  * would drop it, as hardware does, and the rig would see a drop no test
  * asked for. A peer that does not acknowledge in time is left as at a
@@ -215,6 +218,7 @@ void smartio_msg_chan_reset_rx(struct smartio_peer *peer)
 	WRITE_ONCE(*smartio_msg_area_u32(chan, SMARTIO_MSG_AREA_ACK), 0);
 	chan->rx_tail = 0;
 	chan->rx_seq = 0;
+	chan->rx_acks_leaving_only = false;
 	WRITE_ONCE(chan->rx_corrupt, false);
 	mutex_unlock(&chan->rx_lock);
 }
@@ -406,6 +410,7 @@ int smartio_msg_chan_leave(struct smartio_adapter *ad,
 	ret = smartio_msg_send_locked(ad, peer, &leaving, 0, true);
 	*ack = chan->tx_head;
 	spin_unlock_irq(&chan->lock);
+	chan->rx_acks_leaving_only = true;
 	mutex_unlock(&chan->rx_lock);
 	smartio_msg_chan_close_tx(peer);
 	return ret;
@@ -417,9 +422,9 @@ int smartio_msg_chan_leave(struct smartio_adapter *ad,
  * @peer: The peer; smartio_msg_chan_left() said it read our LEAVING.
  *
  * Having read it, the peer sends nothing more, so what is in our ring is
- * all it will send: read it now and ack it, while our link is up. Among it
- * may be the peer's own LEAVING, posted as it left at the same time as
- * we, which it waits for us to ack.
+ * all it will send: read it now, while our link is up. Among it may be the
+ * peer's own LEAVING, posted as it left at the same time as we, which it
+ * waits for us to ack; nothing else is acked (smartio_msg_chan_leave()).
  */
 void smartio_msg_chan_drain(struct smartio_adapter *ad,
 			    struct smartio_peer *peer)
@@ -651,8 +656,11 @@ static void smartio_msg_serve(struct smartio_adapter *ad,
 				    ad->index, peer->node_id, m->id, ret);
 }
 
-/* Takes one message off the ring. Called with rx_lock held. */
-static void smartio_msg_rx_one(struct smartio_adapter *ad,
+/*
+ * Takes one message off the ring. Returns true if it was the peer's
+ * LEAVING: nothing after it is read. Called with rx_lock held.
+ */
+static bool smartio_msg_rx_one(struct smartio_adapter *ad,
 			       struct smartio_peer *peer, const void *buf,
 			       u32 len)
 {
@@ -665,7 +673,7 @@ static void smartio_msg_rx_one(struct smartio_adapter *ad,
 		WRITE_ONCE(chan->rx_malformed, chan->rx_malformed + 1);
 		dev_err_ratelimited(&ad->ntb->dev, "adapter %d: node %u: dropping a malformed message: %d\n",
 				    ad->index, peer->node_id, ret);
-		return;
+		return false;
 	}
 	if (m.seq != chan->rx_seq) {
 		WRITE_ONCE(chan->rx_misordered, chan->rx_misordered + 1);
@@ -688,13 +696,14 @@ static void smartio_msg_rx_one(struct smartio_adapter *ad,
 		dev_info(&ad->ntb->dev, "adapter %d: node %u is leaving\n",
 			 ad->index, peer->node_id);
 		smartio_msg_chan_down(peer);
-		return;
+		return true;
 	}
 
 	if (m.kind == SMARTIO_MSG_RESPONSE)
 		smartio_msg_deliver(ad, peer, &m);
 	else
 		smartio_msg_serve(ad, peer, &m);
+	return false;
 }
 
 /* Receives everything a peer has sent. */
@@ -703,6 +712,7 @@ static void smartio_msg_rx(struct smartio_adapter *ad, struct smartio_peer *peer
 	struct smartio_msg_chan *chan = &peer->chan;
 	const void *ring = chan->area + SMARTIO_MSG_AREA_RING;
 	struct smartio_ring_rec rec;
+	bool peer_leaving = false;
 	u32 head, start;
 	int ret;
 
@@ -716,11 +726,14 @@ static void smartio_msg_rx(struct smartio_adapter *ad, struct smartio_peer *peer
 	start = chan->rx_tail;
 	while (!(ret = smartio_ring_peek(ring, SMARTIO_MSG_RING_SIZE, head,
 					 chan->rx_tail, &rec))) {
-		smartio_msg_rx_one(ad, peer, ring + rec.off, rec.len);
+		peer_leaving = smartio_msg_rx_one(ad, peer, ring + rec.off,
+						  rec.len);
 		WRITE_ONCE(chan->rx_tail, rec.next_tail);
 		/* The peer is leaving: nothing after its event is read. */
-		if (!READ_ONCE(chan->rx_open))
+		if (peer_leaving) {
+			ret = -EAGAIN;
 			break;
+		}
 	}
 	/*
 	 * A record that breaks the ring's scheme hides everything after it
@@ -733,7 +746,8 @@ static void smartio_msg_rx(struct smartio_adapter *ad, struct smartio_peer *peer
 		dev_err(&ad->ntb->dev, "adapter %d: node %u: receive ring corrupt (%d) at %u, head %u: nothing more is read from it\n",
 			ad->index, peer->node_id, ret, chan->rx_tail, head);
 	}
-	if (chan->rx_tail == start)
+	if (chan->rx_tail == start ||
+	    (chan->rx_acks_leaving_only && !peer_leaving))
 		goto unlock;
 
 	iowrite32(chan->rx_tail, chan->win + SMARTIO_MSG_AREA_ACK);

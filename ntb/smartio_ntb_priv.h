@@ -99,6 +99,9 @@ struct smartio_msg_pending {
  * @rx_open: Messages are read from the peer: from its joining until it
  *	leaves or says it is leaving (smartio_msg_chan_down()). Our own
  *	leaving closes only the send side (@up).
+ * @rx_acks_leaving_only: We posted our LEAVING: a peer that read it may
+ *	take its link down at any time, so we ack only a batch that holds
+ *	the peer's own LEAVING, which it waits for. Under @rx_lock.
  * @rx_corrupt: The receive ring holds a record that breaks its scheme:
  *	nothing after it can be read, and the peer counts as silent until
  *	the session ends (smartio_msg_chan_tick()). Under @rx_lock; read
@@ -133,6 +136,7 @@ struct smartio_msg_chan {
 	u32 rx_tail;
 	u32 rx_seq;
 	bool rx_open;
+	bool rx_acks_leaving_only;
 	bool rx_corrupt;
 	u8 rx_resp[SMARTIO_MSG_MAX_PAYLOAD];
 	u64 rx_count;
