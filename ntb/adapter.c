@@ -1261,6 +1261,16 @@ static void smartio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 	cancel_work_sync(&ad->work);
 
 	smartio_peers_leave(ad);
+	/*
+	 * Revoke the mappings of the peers' segments while the link is up: a
+	 * process may store into one until then, and a store that met the
+	 * link going down would be dropped, lost before its SIGBUS.
+	 */
+	mutex_lock(&ad->lock);
+	for (pidx = 0; pidx < ad->peer_count; pidx++)
+		if (ad->peers[pidx].state == SMARTIO_PEER_STATE_JOINED)
+			smartio_segment_peer_left(ad, &ad->peers[pidx]);
+	mutex_unlock(&ad->lock);
 	ntb_db_set_mask(ntb, SMARTIO_DB_USED);
 	ntb_link_disable(ntb);
 
