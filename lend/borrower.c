@@ -313,6 +313,20 @@ static void smartio_borrower_announce_return(struct smartio_shadow *sh)
 #endif
 }
 
+/*
+ * Returns @sh to its lender: announced, its driver lets go of it (shutting
+ * it down, as the lender waits), then RETURN. Called with
+ * smartio_borrower_lock held.
+ */
+static void smartio_borrower_return(struct smartio_shadow *sh,
+				    const char *why)
+{
+	pci_info(sh->pdev, "returning fdid %x to node %u%s\n", sh->fdid,
+		 sh->lender, why);
+	smartio_borrower_announce_return(sh);
+	smartio_borrower_remove(sh, true);
+}
+
 int smartio_borrower_give_back(u32 fdid, struct netlink_ext_ack *extack)
 {
 	struct smartio_shadow *sh;
@@ -321,10 +335,7 @@ int smartio_borrower_give_back(u32 fdid, struct netlink_ext_ack *extack)
 	mutex_lock(&smartio_borrower_lock);
 	sh = smartio_shadow_find(fdid);
 	if (sh) {
-		pci_info(sh->pdev, "returning fdid %x to node %u\n", fdid,
-			 sh->lender);
-		smartio_borrower_announce_return(sh);
-		smartio_borrower_remove(sh, true);
+		smartio_borrower_return(sh, "");
 	} else {
 		NL_SET_ERR_MSG(extack, "this node has not borrowed the device");
 		ret = -ENOENT;
@@ -384,6 +395,28 @@ void smartio_borrower_node_left(u16 node_id, u32 session)
 	list_for_each_entry_safe(sh, next, &smartio_shadows, list)
 		if (sh->lender == node_id && sh->session <= session)
 			smartio_borrower_lose(sh, why, false);
+	mutex_unlock(&smartio_borrower_lock);
+}
+
+/**
+ * smartio_borrower_node_leaving() - Return what a node we leave lent us.
+ * @node_id: The node, still joined: this node leaves it (the adapter that
+ *	reaches it is being removed).
+ * @session: The session it is joined in.
+ *
+ * As an unbind of a bridge removes the devices below it with their
+ * drivers' remove: each shadow is returned as smartioctl return does,
+ * its driver shutting the function down while the function is reached,
+ * not lost when the link goes down with the driver still at work.
+ */
+void smartio_borrower_node_leaving(u16 node_id, u32 session)
+{
+	struct smartio_shadow *sh, *next;
+
+	mutex_lock(&smartio_borrower_lock);
+	list_for_each_entry_safe(sh, next, &smartio_shadows, list)
+		if (sh->lender == node_id && sh->session <= session)
+			smartio_borrower_return(sh, ": this node leaves it");
 	mutex_unlock(&smartio_borrower_lock);
 }
 

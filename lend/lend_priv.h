@@ -331,6 +331,7 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 int smartio_borrower_give_back(u32 fdid, struct netlink_ext_ack *extack);
 void smartio_borrower_local_name(u32 fdid, struct smartio_device_info *info);
 void smartio_borrower_node_left(u16 node_id, u32 session);
+void smartio_borrower_node_leaving(u16 node_id, u32 session);
 int smartio_borrower_init(void);
 void smartio_borrower_exit(void);
 

@@ -757,6 +757,12 @@ struct smartio_peer *smartio_node_peer(u16 node_id,
  *	NTB layer's link handling, with an adapter's lock held: it must not
  *	wait for the NTB layer; queue work instead. The node's messaging
  *	channel is down already (smartio_node_session() finds it no more).
+ *	Called with SMARTIO_NODE_LEAVING and the same event, with no lock
+ *	held, when an adapter is being removed, for each node joined through
+ *	it, before this node tells it that it leaves: the node still answers
+ *	messages, and the notifier undoes in order, before it returns, what
+ *	it set up with the node (a borrowed device is returned, its driver
+ *	shutting it down). SMARTIO_NODE_LEFT follows, as for any node.
  *	Called with SMARTIO_ADAPTER_GONE (no data, no lock held) when an
  *	adapter is removed, after each node reached through it was told
  *	SMARTIO_NODE_LEFT: the notifier finishes the work it queued for
@@ -1245,11 +1251,49 @@ out:
 	kfree(ack);
 }
 
+/*
+ * The adapter is being removed, on purpose: tell the node notifiers of
+ * each peer joined through it (SMARTIO_NODE_LEAVING) while the link is up
+ * and the peer answers, so that what they set up with it is undone in
+ * order, as an unbind of a bridge removes the devices below it with their
+ * drivers' remove, not as surprise removals: a borrowed device is
+ * returned, and its driver writes no doorbell into a window whose link is
+ * down (lend-unbind, borrower-unbind). Without ad->lock: the notifiers
+ * message the peers. A peer that joins meanwhile is left as any peer is,
+ * at the link down.
+ */
+static void smartio_peers_leaving(struct smartio_adapter *ad)
+{
+	struct smartio_node_event *evs;
+	int pidx, n = 0;
+
+	evs = kcalloc(ad->peer_count, sizeof(*evs), GFP_KERNEL);
+	if (!evs)
+		return;
+	mutex_lock(&ad->lock);
+	for (pidx = 0; pidx < ad->peer_count; pidx++) {
+		struct smartio_peer *peer = &ad->peers[pidx];
+
+		if (peer->state != SMARTIO_PEER_STATE_JOINED)
+			continue;
+		evs[n].node_id = peer->node_id;
+		evs[n].session = peer->session;
+		n++;
+	}
+	mutex_unlock(&ad->lock);
+	for (pidx = 0; pidx < n; pidx++)
+		blocking_notifier_call_chain(&smartio_node_notifiers,
+					     SMARTIO_NODE_LEAVING, &evs[pidx]);
+	kfree(evs);
+}
+
 static void smartio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 {
 	struct smartio_adapter *ad = ntb->ctx;
 	int pidx;
 
+	/* While our callbacks still run: the notifiers message the peers. */
+	smartio_peers_leaving(ad);
 	/*
 	 * No callback runs after this, nor does another adapter kick our
 	 * work (smartio_node_ids_freed()), so nothing queues the works again.

@@ -73,6 +73,7 @@ int smartio_msg_post_raw(u16 node_id, const void *buf, u32 len,
 /* Node events, for smartio_node_notifier_register(). */
 #define SMARTIO_NODE_LEFT	1
 #define SMARTIO_ADAPTER_GONE	2	/* finish what NODE_LEFT started */
+#define SMARTIO_NODE_LEAVING	3	/* we leave it: undo while it answers */
 
 /**
  * struct smartio_node_event - What a node notifier is told.

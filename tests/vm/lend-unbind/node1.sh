@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Node 2 lends its NVMe to node 1 (node0.sh says what each case does).
-# borrower-unbind: node 1 unbinds its NTB: this node takes the NVMe back
-# (available), makes it unavailable, and nvme reads what node 1 synced.
+# borrower-unbind: node 1 unbinds its NTB, and returns the NVMe first:
+# this node has it back (available), makes it unavailable, and nvme reads
+# what node 1 synced.
 # lender-unbind: this node unbinds its NTB during node 1's fio: within the
 # unbind it takes the NVMe back; with no adapter it still lists it, under
 # its fdid, and makes it unavailable: nvme reads what node 1 synced. Then
@@ -21,8 +22,8 @@ lent_listed 20000 "$bdf" "borrowed by 1"
 case $CASE in
 borrower-unbind)
 	vmctl barrier unbound
-	wait_until 30 log_more "borrower node 1 left: taken back" 0 ||
-		fail "node 1's NVMe not taken back"
+	wait_until 30 log_more "returned by node 1" 0 ||
+		fail "node 1 did not return the NVMe before it left"
 	;;
 lender-unbind)
 	ntb_unbind
