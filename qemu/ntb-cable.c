@@ -69,6 +69,7 @@ struct NtbCableWaiter {
     uint32_t len;
     uint8_t *buf;
     uint8_t *ahead;             /* room for a longer answer, or NULL */
+    uint32_t ahead_len;         /* its size */
     uint32_t got;               /* bytes answered */
     uint64_t after;             /* inq_received when the reply came */
     bool done;
@@ -430,7 +431,8 @@ static bool ntb_cable_ra_hit(NtbCable *c, uint64_t target, void *buf,
 }
 
 /*
- * Read @size bytes at @target, asking for the rest of the page with them.
+ * Read @size bytes at @target, asking for the rest of the page with them,
+ * and for more pages when this read starts where the last answer ended.
  * What comes beyond @size is kept only if nothing emptied the read-ahead
  * while the request was out: the peer may have read its memory before
  * changing it and telling us so.
@@ -438,20 +440,28 @@ static bool ntb_cable_ra_hit(NtbCable *c, uint64_t target, void *buf,
 static bool ntb_cable_ra_read(NtbCable *c, uint64_t target, void *buf,
                               unsigned size)
 {
-    g_autofree uint8_t *ahead = g_malloc(NTB_CABLE_READ_AHEAD_PAGE);
-    NtbCableWaiter w = { .len = size, .buf = buf, .ahead = ahead };
-    uint32_t epoch;
+    g_autofree uint8_t *ahead = NULL;
+    NtbCableWaiter w = { .len = size, .buf = buf };
+    uint32_t epoch, pages = 1;
 
     qemu_mutex_lock(&c->lock);
     epoch = c->ra.epoch;
+    if (c->ra.pages && target == c->ra.end) {
+        pages = MIN(c->ra.pages * 2, NTB_CABLE_READ_AHEAD_PAGES_MASK + 1);
+    }
     qemu_mutex_unlock(&c->lock);
+    w.ahead_len = pages * NTB_CABLE_READ_AHEAD_PAGE;
+    w.ahead = ahead = g_malloc(w.ahead_len);
     if (!ntb_cable_read_ahead(c, NTB_CABLE_MSG_MEM_READ, target,
-                              size | NTB_CABLE_READ_AHEAD, &w)) {
+                              size | NTB_CABLE_READ_AHEAD |
+                              (pages - 1) << NTB_CABLE_READ_AHEAD_PAGES_SHIFT,
+                              &w)) {
         return false;
     }
     qemu_mutex_lock(&c->lock);
-    if (w.got > size && w.got <= NTB_CABLE_READ_AHEAD_PAGE &&
-        c->ra.epoch == epoch) {
+    c->ra.end = target + w.got;
+    c->ra.pages = pages;
+    if (w.got > size && w.got <= w.ahead_len && c->ra.epoch == epoch) {
         memcpy(c->ra.data, ahead, w.got);
         c->ra.addr = target;
         c->ra.len = w.got;
@@ -459,6 +469,33 @@ static bool ntb_cable_ra_read(NtbCable *c, uint64_t target, void *buf,
     }
     qemu_mutex_unlock(&c->lock);
     return true;
+}
+
+uint32_t ntb_cable_read_ahead_len(AddressSpace *as, dma_addr_t da,
+                                  uint32_t size, uint32_t value,
+                                  uint64_t room, MemTxAttrs attrs)
+{
+    uint32_t pages = ((value >> NTB_CABLE_READ_AHEAD_PAGES_SHIFT) &
+                      NTB_CABLE_READ_AHEAD_PAGES_MASK) + 1;
+    uint64_t want = pages * NTB_CABLE_READ_AHEAD_PAGE -
+                    da % NTB_CABLE_READ_AHEAD_PAGE;
+    uint64_t len = 0;
+
+    if (!(value & NTB_CABLE_READ_AHEAD)) {
+        return size;
+    }
+    want = MIN(want, room);
+    while (len < want) {
+        uint64_t chunk = MIN(NTB_CABLE_READ_AHEAD_PAGE -
+                             (da + len) % NTB_CABLE_READ_AHEAD_PAGE,
+                             want - len);
+
+        if (!ntb_cable_dma_is_ram(as, da + len, chunk, false, attrs)) {
+            break;
+        }
+        len += chunk;
+    }
+    return MAX(len, size);
 }
 
 MemTxResult ntb_cable_mem_read(NtbCable *c, uint64_t target, unsigned size,
@@ -636,7 +673,7 @@ static void ntb_cable_got_reply(NtbCable *c, NtbCableHdr *h, uint8_t *payload)
             if (h->len < w->len) {
                 memset(w->buf + h->len, 0xff, w->len - h->len);
             }
-            if (w->ahead && h->len <= NTB_CABLE_READ_AHEAD_PAGE) {
+            if (w->ahead && h->len <= w->ahead_len) {
                 memcpy(w->ahead, payload, h->len);
             }
             w->got = h->len;

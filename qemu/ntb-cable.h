@@ -36,12 +36,19 @@ enum {
 #define NTB_CABLE_READ_TIMEOUT_MS 5000
 
 /*
- * MEM_READ value: the length, and a flag allowing the peer to answer with
- * more, to the end of the (4 KiB) page, when the target is RAM.
+ * MEM_READ value: the length in bits 23..0, and a flag allowing the peer
+ * to answer with more when the target is RAM: to the end of the (4 KiB)
+ * page, and as many whole pages after it as bits 27..24 say (a reader that
+ * streams asks for more each time it reaches the end of what came, up to
+ * NTB_CABLE_READ_AHEAD_MAX).
  */
 #define NTB_CABLE_READ_LEN_MASK 0x00ffffffu
 #define NTB_CABLE_READ_AHEAD    (1u << 31)
+#define NTB_CABLE_READ_AHEAD_PAGES_SHIFT 24
+#define NTB_CABLE_READ_AHEAD_PAGES_MASK  0xfu
 #define NTB_CABLE_READ_AHEAD_PAGE (4 * KiB)
+#define NTB_CABLE_READ_AHEAD_MAX \
+    ((NTB_CABLE_READ_AHEAD_PAGES_MASK + 1) * NTB_CABLE_READ_AHEAD_PAGE)
 
 typedef struct QEMU_PACKED NtbCableHdr {
     uint32_t type;
@@ -63,13 +70,21 @@ typedef struct NtbCableWaiter NtbCableWaiter;
  * peer that changed its memory tells us, a doorbell or register write
  * after the data) or any write of ours empties it: then it holds no more
  * than one large read by the peer would have returned.
+ *
+ * A reader that uses up what came and goes on (a device model reading a
+ * whole request through its bounce buffer) asks for twice as many pages
+ * the next time, up to NTB_CABLE_READ_AHEAD_MAX: a 1 MiB request is then
+ * about 20 round trips, not 256, and the device, busy for all of them,
+ * takes the peer's register writes again sooner.
  */
 typedef struct NtbCableReadAhead {
     uint64_t addr;              /* wire address of data[0] */
     uint32_t len;
     uint64_t next;              /* where the continuation starts */
     uint32_t epoch;             /* bumped by anything that empties it */
-    uint8_t data[NTB_CABLE_READ_AHEAD_PAGE];
+    uint64_t end;               /* where the last answer ended, kept */
+    uint32_t pages;             /* pages the last request asked for */
+    uint8_t data[NTB_CABLE_READ_AHEAD_MAX];
 } NtbCableReadAhead;
 
 typedef struct NtbCableOps {
@@ -210,6 +225,16 @@ MemTxResult ntb_cable_mem_read(NtbCable *c, uint64_t target, unsigned size,
                                uint64_t *data);
 /* Empty the read-ahead, as any write of ours must. */
 void ntb_cable_ra_drop(NtbCable *c);
+/*
+ * How long the answer to a MEM_READ of @size bytes at @da, with value
+ * @value, is: @size, or, when @value allows a read-ahead, on through the
+ * pages it names that are RAM behind @as's translations (the IOMMU's, when
+ * there is one), within @room bytes (what the inbound window holds from
+ * @da). A register read has effects: it happens once, and as asked.
+ */
+uint32_t ntb_cable_read_ahead_len(AddressSpace *as, dma_addr_t da,
+                                  uint32_t size, uint32_t value,
+                                  uint64_t room, MemTxAttrs attrs);
 
 /*
  * The receiving side's DMA. ntb_cable_dma() waits, bounded like a read,

@@ -717,26 +717,20 @@ static MemTxAttrs sntb_dma_attrs(SmartioNTBState *s)
 }
 
 /*
- * How much to answer a read-ahead request for @size bytes at @addr: to the
- * end of the page if that is RAM behind one translation (the IOMMU's, when
- * there is one), else @size: a register read has effects, and must happen
- * once and as asked.
+ * How much to answer a MEM_READ of @size bytes at @addr with @value: see
+ * ntb_cable_read_ahead_len(), within the window @addr falls in.
  */
 static uint32_t sntb_read_ahead_len(SmartioNTBState *s, uint64_t addr,
-                                    uint32_t size)
+                                    uint32_t size, uint32_t value)
 {
-    uint32_t want = NTB_CABLE_READ_AHEAD_PAGE -
-                    addr % NTB_CABLE_READ_AHEAD_PAGE;
-    uint32_t len = want;
+    uint32_t room = NTB_CABLE_READ_AHEAD_MAX;
     dma_addr_t da;
 
-    if (want <= size || !sntb_inbound_addr(s, addr, &len, &da) ||
-        len != want ||
-        !ntb_cable_dma_is_ram(pci_get_address_space(PCI_DEVICE(s)), da, want,
-                              false, sntb_dma_attrs(s))) {
+    if (!sntb_inbound_addr(s, addr, &room, &da)) {
         return size;
     }
-    return want;
+    return ntb_cable_read_ahead_len(pci_get_address_space(PCI_DEVICE(s)), da,
+                                    size, value, room, sntb_dma_attrs(s));
 }
 
 /* Perform a received message, in the cable's inbound thread, with the BQL. */
@@ -799,9 +793,7 @@ static void sntb_handle(void *opaque, NtbCableHdr *h, uint8_t *payload)
         g_autofree uint8_t *buf = NULL;
         uint32_t err = 1;
 
-        if (h->value & NTB_CABLE_READ_AHEAD) {
-            want = sntb_read_ahead_len(s, h->addr, want);
-        }
+        want = sntb_read_ahead_len(s, h->addr, want, h->value);
         buf = g_malloc(want);
         len = want;
         if (s->link_up && sntb_inbound_addr(s, h->addr, &len, &da) &&

@@ -1487,13 +1487,8 @@ static void stx_handle(void *opaque, NtbCableHdr *h, uint8_t *payload)
 
         if (s->peer_present &&
             stx_inbound(s, h->addr, want, "read", &as, &da, &attrs)) {
-            uint32_t page = NTB_CABLE_READ_AHEAD_PAGE -
-                            da % NTB_CABLE_READ_AHEAD_PAGE;
-
-            if ((h->value & NTB_CABLE_READ_AHEAD) && page > want &&
-                ntb_cable_dma_is_ram(as, da, page, false, attrs)) {
-                want = page;
-            }
+            want = ntb_cable_read_ahead_len(as, da, want, h->value,
+                                            NTB_CABLE_READ_AHEAD_MAX, attrs);
             buf = g_malloc(want);
             ok = ntb_cable_dma(as, da, buf, want, DMA_DIRECTION_TO_DEVICE,
                                attrs) == MEMTX_OK;
