@@ -432,23 +432,23 @@ static bool ntb_cable_ra_hit(NtbCable *c, uint64_t target, void *buf,
 
 /*
  * Read @size bytes at @target, asking for the rest of the page with them,
- * and for more pages when this read starts where the last answer ended.
+ * and for the pages after it that the read goes on into (@extent).
  * What comes beyond @size is kept only if nothing emptied the read-ahead
  * while the request was out: the peer may have read its memory before
  * changing it and telling us so.
  */
 static bool ntb_cable_ra_read(NtbCable *c, uint64_t target, void *buf,
-                              unsigned size)
+                              unsigned size, uint64_t extent)
 {
+    uint64_t reach = target % NTB_CABLE_READ_AHEAD_PAGE + MAX(extent, size);
+    uint32_t pages = MIN(DIV_ROUND_UP(reach, NTB_CABLE_READ_AHEAD_PAGE),
+                         NTB_CABLE_READ_AHEAD_PAGES_MASK + 1);
     g_autofree uint8_t *ahead = NULL;
     NtbCableWaiter w = { .len = size, .buf = buf };
-    uint32_t epoch, pages = 1;
+    uint32_t epoch;
 
     qemu_mutex_lock(&c->lock);
     epoch = c->ra.epoch;
-    if (c->ra.pages && target == c->ra.end) {
-        pages = MIN(c->ra.pages * 2, NTB_CABLE_READ_AHEAD_PAGES_MASK + 1);
-    }
     qemu_mutex_unlock(&c->lock);
     w.ahead_len = pages * NTB_CABLE_READ_AHEAD_PAGE;
     w.ahead = ahead = g_malloc(w.ahead_len);
@@ -459,8 +459,6 @@ static bool ntb_cable_ra_read(NtbCable *c, uint64_t target, void *buf,
         return false;
     }
     qemu_mutex_lock(&c->lock);
-    c->ra.end = target + w.got;
-    c->ra.pages = pages;
     if (w.got > size && w.got <= w.ahead_len && c->ra.epoch == epoch) {
         memcpy(c->ra.data, ahead, w.got);
         c->ra.addr = target;
@@ -499,12 +497,12 @@ uint32_t ntb_cable_read_ahead_len(AddressSpace *as, dma_addr_t da,
 }
 
 MemTxResult ntb_cable_mem_read(NtbCable *c, uint64_t target, unsigned size,
-                               uint64_t *data)
+                               uint64_t extent, uint64_t *data)
 {
     uint64_t val = 0;
 
     if (!ntb_cable_ra_hit(c, target, &val, size) &&
-        !ntb_cable_ra_read(c, target, &val, size)) {
+        !ntb_cable_ra_read(c, target, &val, size, extent)) {
         *data = ~0ULL;
         return MEMTX_ERROR;
     }

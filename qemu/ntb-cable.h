@@ -38,9 +38,9 @@ enum {
 /*
  * MEM_READ value: the length in bits 23..0, and a flag allowing the peer
  * to answer with more when the target is RAM: to the end of the (4 KiB)
- * page, and as many whole pages after it as bits 27..24 say (a reader that
- * streams asks for more each time it reaches the end of what came, up to
- * NTB_CABLE_READ_AHEAD_MAX).
+ * page, and as many whole pages after it as bits 27..24 say (those the
+ * read QEMU is dispatching goes on into, memory_region_read_extent(), up
+ * to NTB_CABLE_READ_AHEAD_MAX).
  */
 #define NTB_CABLE_READ_LEN_MASK 0x00ffffffu
 #define NTB_CABLE_READ_AHEAD    (1u << 31)
@@ -71,19 +71,20 @@ typedef struct NtbCableWaiter NtbCableWaiter;
  * after the data) or any write of ours empties it: then it holds no more
  * than one large read by the peer would have returned.
  *
- * A reader that uses up what came and goes on (a device model reading a
- * whole request through its bounce buffer) asks for twice as many pages
- * the next time, up to NTB_CABLE_READ_AHEAD_MAX: a 1 MiB request is then
- * about 20 round trips, not 256, and the device, busy for all of them,
- * takes the peer's register writes again sooner.
+ * A read that QEMU dispatches to the aperture in 8-byte accesses but that
+ * its caller made longer (a device's DMA of a whole buffer, a bounce
+ * buffer's fill) asks for all the pages it goes on into, up to
+ * NTB_CABLE_READ_AHEAD_MAX, as one hardware read request of that length
+ * would: a 1 MiB request is 16 round trips, not 256, and the device, busy
+ * for all of them, takes the peer's register writes again sooner. Never a
+ * page the read does not reach: the peer's IOMMU would fault on a page
+ * nobody asked for.
  */
 typedef struct NtbCableReadAhead {
     uint64_t addr;              /* wire address of data[0] */
     uint32_t len;
     uint64_t next;              /* where the continuation starts */
     uint32_t epoch;             /* bumped by anything that empties it */
-    uint64_t end;               /* where the last answer ended, kept */
-    uint32_t pages;             /* pages the last request asked for */
     uint8_t data[NTB_CABLE_READ_AHEAD_MAX];
 } NtbCableReadAhead;
 
@@ -212,7 +213,10 @@ bool ntb_cable_read(NtbCable *c, uint32_t type, uint64_t addr,
                     uint32_t value, void *buf, uint32_t len);
 /*
  * Read @size (1 to 8) bytes of memory at wire address @target through the
- * read-ahead into @data; all-ones and MEMTX_ERROR when it fails.
+ * read-ahead into @data; all-ones and MEMTX_ERROR when it fails. @extent:
+ * the bytes from @target to the end of the read being dispatched that go
+ * on to contiguous wire addresses (memory_region_read_extent(), cut at the
+ * end of the window's translation), or 0.
  *
  * Both NTBs answer every failed or dropped read through a window so: a
  * CPU's load sees all-ones (x86 TCG ignores the result, as a root complex
@@ -222,7 +226,7 @@ bool ntb_cable_read(NtbCable *c, uint32_t type, uint64_t addr,
  * shadow doorbell as 0xffffffff, would process its queue forever).
  */
 MemTxResult ntb_cable_mem_read(NtbCable *c, uint64_t target, unsigned size,
-                               uint64_t *data);
+                               uint64_t extent, uint64_t *data);
 /* Empty the read-ahead, as any write of ours must. */
 void ntb_cable_ra_drop(NtbCable *c);
 /*

@@ -105,6 +105,8 @@ typedef struct SntbAperture {
     const char *bar;
     SntbWinCause (*target)(SmartioNTBState *s, hwaddr addr,
                            uint64_t *target);
+    MemoryRegion *mr;
+    uint64_t unit;      /* bytes of one translation: a window, an entry */
 } SntbAperture;
 
 struct SmartioNTBState {
@@ -645,7 +647,7 @@ static MemTxResult sntb_aperture_read(void *opaque, hwaddr addr,
                                       MemTxAttrs attrs)
 {
     SntbAperture *ap = opaque;
-    uint64_t target;
+    uint64_t target, extent;
 
     if (sntb_refuse_in_rx(ap->s, ap->bar, addr) ||
         !sntb_rid_allowed(ap->s, attrs, ap->bar, addr, false) ||
@@ -653,7 +655,9 @@ static MemTxResult sntb_aperture_read(void *opaque, hwaddr addr,
         *data = ~0ULL;
         return MEMTX_ERROR;
     }
-    return ntb_cable_mem_read(&ap->s->cable, target, size, data);
+    extent = MIN(memory_region_read_extent(ap->mr, addr),
+                 ap->unit - addr % ap->unit);
+    return ntb_cable_mem_read(&ap->s->cable, target, size, extent, data);
 }
 
 static MemTxResult sntb_aperture_write(void *opaque, hwaddr addr,
@@ -933,8 +937,12 @@ static void sntb_realize(PCIDevice *pdev, Error **errp)
     for (int i = 0; i < SNTB_VEC_COUNT; i++) {
         msix_vector_use(pdev, i);
     }
-    s->direct_aperture = (SntbAperture) { s, "BAR2", sntb_direct_target };
-    s->lut_aperture = (SntbAperture) { s, "BAR4", sntb_lut_target };
+    s->direct_aperture = (SntbAperture) {
+        s, "BAR2", sntb_direct_target, &s->direct, s->direct_size,
+    };
+    s->lut_aperture = (SntbAperture) {
+        s, "BAR4", sntb_lut_target, &s->lut, s->lut_entry_size,
+    };
     memory_region_init_io(&s->direct, OBJECT(s), &sntb_aperture_ops,
                           &s->direct_aperture, "smartio-ntb-direct",
                           pow2ceil(s->direct_windows * s->direct_size));

@@ -1162,11 +1162,13 @@ static const MemoryRegionOps stx_gas_ops = {
 
 /*
  * Translate an access at @off of @bar for @requester: the bus address on
- * the peer and the proxy devfn it goes out with. False when the switch
- * drops it, logged once per requester until the windows or table change.
+ * the peer and the proxy devfn it goes out with, and in *@room the bytes
+ * from @off that the same translation covers (to the end of its LUT entry
+ * or direct window). False when the switch drops it, logged once per
+ * requester until the windows or table change.
  */
 static bool stx_translate(SwitchtecNTBState *s, int bar, hwaddr off,
-                          uint16_t requester, uint64_t *wire)
+                          uint16_t requester, uint64_t *wire, uint64_t *room)
 {
     uint32_t ctl;
     uint64_t lut, ws, size, x, bus = 0;
@@ -1184,6 +1186,7 @@ static bool stx_translate(SwitchtecNTBState *s, int bar, hwaddr off,
             part = (e >> 1) & 0x3f;
             bus = (e & ~(uint64_t)(STX_LUT_SIZE - 1)) +
                   (off & (STX_LUT_SIZE - 1));
+            *room = STX_LUT_SIZE - (off & (STX_LUT_SIZE - 1));
             ok = true;
         }
     } else if (ctl & BAR_DIR_WIN_EN) {
@@ -1193,6 +1196,7 @@ static bool stx_translate(SwitchtecNTBState *s, int bar, hwaddr off,
         if (off - lut < size) {
             part = x & 0x3f;
             bus = (x & ~((1ULL << (ws & 0x3f)) - 1)) + (off - lut);
+            *room = size - (off - lut);
             ok = true;
         }
     }
@@ -1278,16 +1282,17 @@ static MemTxResult stx_win_read(void *opaque, hwaddr addr, uint64_t *data,
 {
     StxWindow *w = opaque;
     SwitchtecNTBState *s = w->s;
-    uint64_t wire;
+    uint64_t wire, room;
 
     /* A dropped read fails as one across the cable (ntb-cable.h) */
     *data = ~0ULL;
     if (stx_refuse_in_rx(s, w->bar, addr) ||
         !stx_tagged(s, attrs, w->bar, addr, false) || !stx_peer_present(s) ||
-        !stx_translate(s, w->bar, addr, attrs.requester_id, &wire)) {
+        !stx_translate(s, w->bar, addr, attrs.requester_id, &wire, &room)) {
         return MEMTX_ERROR;
     }
-    return ntb_cable_mem_read(&s->cable, wire, size, data);
+    room = MIN(room, memory_region_read_extent(&s->win_mr[w - s->win], addr));
+    return ntb_cable_mem_read(&s->cable, wire, size, room, data);
 }
 
 static MemTxResult stx_win_write(void *opaque, hwaddr addr, uint64_t data,
@@ -1295,12 +1300,12 @@ static MemTxResult stx_win_write(void *opaque, hwaddr addr, uint64_t data,
 {
     StxWindow *w = opaque;
     SwitchtecNTBState *s = w->s;
-    uint64_t wire, le = cpu_to_le64(data);
+    uint64_t wire, room, le = cpu_to_le64(data);
 
     ntb_cable_ra_drop(&s->cable);
     if (stx_refuse_in_rx(s, w->bar, addr) ||
         !stx_tagged(s, attrs, w->bar, addr, true) || !stx_peer_present(s) ||
-        !stx_translate(s, w->bar, addr, attrs.requester_id, &wire)) {
+        !stx_translate(s, w->bar, addr, attrs.requester_id, &wire, &room)) {
         return MEMTX_OK;
     }
     /* value: the store's size, so the peer can split a merged run */
