@@ -40,6 +40,12 @@
  * Queued stores of one size to adjacent addresses merge up to this, within
  * a page; the receiver splits them again unless the target is RAM.
  */
+/*
+ * Posted writes a busy device has yet to take: at most this much, each
+ * for at most NTB_CABLE_DEFERRED_MS; then the cable stalls, then drops.
+ */
+#define NTB_CABLE_DEFERRED_MAX  (16 * MiB)
+#define NTB_CABLE_DEFERRED_MS   30000
 #define NTB_CABLE_COALESCE_MAX  256
 #define NTB_CABLE_COALESCE_PAGE (4 * KiB)
 
@@ -61,6 +67,23 @@ struct NtbCableInbound {
     uint32_t gen;               /* connection it came on */
     NtbCableHdr h;
     uint8_t payload[];
+};
+
+/*
+ * A posted write for a device that was busy in an access of its own (a
+ * bottom half or an MMIO access of it that waits for the cable with the
+ * BQL released): accepted, as a real device's receive buffer takes it
+ * while its DMA engine runs, and performed once the device is free.
+ */
+struct NtbCableDeferred {
+    QSIMPLEQ_ENTRY(NtbCableDeferred) next;
+    AddressSpace *as;
+    dma_addr_t da;
+    MemTxAttrs attrs;
+    const DeviceState *dev;     /* the busy device: compared, never used */
+    int64_t since;              /* QEMU_CLOCK_REALTIME, ms */
+    uint32_t len;
+    uint8_t data[];
 };
 
 struct NtbCableWaiter {
@@ -538,25 +561,111 @@ static void ntb_cable_set_stalled(bool stalled)
 }
 
 /*
- * Is the device that decodes @da busy in an access of its own, so that
- * QEMU's re-entrancy guard would refuse ours? A device model that reads
- * the peer across the cable (its DMA into our window) waits for the answer
- * with the BQL released and its guard engaged; a peer's write to its
- * registers that arrives meanwhile must wait its turn, as a PCIe completer
- * stalls a request, not be tried and refused: the guard would log it as
+ * The device that decodes @da, if QEMU's re-entrancy guard protects it,
+ * else NULL. A device model that reads the peer across the cable (its DMA
+ * into our window) waits for the answer with the BQL released and its
+ * guard engaged; a peer's access to its registers that arrives meanwhile
+ * must wait its turn, not be tried and refused: the guard would log it as
  * a fault. Under the BQL, which the guard's owner holds to change it.
  */
-static bool ntb_cable_target_busy(AddressSpace *as, dma_addr_t da,
-                                  uint32_t len, bool is_write,
-                                  MemTxAttrs attrs)
+static DeviceState *ntb_cable_target_dev(AddressSpace *as, dma_addr_t da,
+                                         uint32_t len, bool is_write,
+                                         MemTxAttrs attrs)
 {
     hwaddr xlat, plen = len;
     MemoryRegion *mr;
 
     RCU_READ_LOCK_GUARD();
     mr = address_space_translate(as, da, &xlat, &plen, is_write, attrs);
-    return mr->dev && !mr->disable_reentrancy_guard &&
-           mr->dev->mem_reentrancy_guard.engaged_in_io;
+    return mr->disable_reentrancy_guard ? NULL : mr->dev;
+}
+
+static bool ntb_cable_dev_busy(const DeviceState *dev)
+{
+    return dev && dev->mem_reentrancy_guard.engaged_in_io;
+}
+
+/* Has @dev posted writes yet to take? */
+static bool ntb_cable_deferred_for(NtbCable *c, const DeviceState *dev)
+{
+    NtbCableDeferred *d;
+
+    QSIMPLEQ_FOREACH(d, &c->deferred, next) {
+        if (d->dev == dev) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * Perform the deferred writes whose devices are free now, each device's
+ * in the order received; drop, with one line each, those a device left
+ * waiting NTB_CABLE_DEFERRED_MS. In the inbound thread, with the BQL.
+ */
+static void ntb_cable_drain_deferred(NtbCable *c)
+{
+    const DeviceState *held[8];
+    unsigned nheld = 0, i;
+    NtbCableDeferred *d, *next;
+    int64_t now = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+
+    QSIMPLEQ_FOREACH_SAFE(d, &c->deferred, next, next) {
+        /* Where it leads now: a device may have gone since. */
+        DeviceState *dev = ntb_cable_target_dev(d->as, d->da, d->len, true,
+                                                d->attrs);
+        bool wait = nheld == ARRAY_SIZE(held);
+
+        for (i = 0; i < nheld && !wait; i++) {
+            wait = held[i] == d->dev;
+        }
+        if (!wait && now - d->since >= NTB_CABLE_DEFERRED_MS) {
+            error_report("ntb-cable: write of %u bytes at 0x%" PRIx64
+                         " dropped: its device stayed busy for %d ms",
+                         d->len, (uint64_t)d->da, NTB_CABLE_DEFERRED_MS);
+        } else if (wait || ntb_cable_dev_busy(dev) ||
+                   dma_memory_rw(d->as, d->da, d->data, d->len,
+                                 DMA_DIRECTION_FROM_DEVICE, d->attrs) ==
+                   MEMTX_ACCESS_ERROR) {
+            /* Still busy (or refused whole, spanning two): keep order. */
+            if (!wait) {
+                held[nheld++] = d->dev;
+            }
+            continue;
+        }
+        QSIMPLEQ_REMOVE(&c->deferred, d, NtbCableDeferred, next);
+        c->deferred_bytes -= d->len;
+        g_free(d);
+    }
+}
+
+/* Accept a posted write for busy @dev. In the inbound thread. */
+static void ntb_cable_defer(NtbCable *c, AddressSpace *as, dma_addr_t da,
+                            const void *buf, uint32_t len, MemTxAttrs attrs,
+                            const DeviceState *dev)
+{
+    NtbCableDeferred *d = g_malloc(sizeof(*d) + len);
+
+    d->as = as;
+    d->da = da;
+    d->attrs = attrs;
+    d->dev = dev;
+    d->since = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+    d->len = len;
+    memcpy(d->data, buf, len);
+    QSIMPLEQ_INSERT_TAIL(&c->deferred, d, next);
+    c->deferred_bytes += len;
+}
+
+static void ntb_cable_deferred_free(NtbCable *c)
+{
+    NtbCableDeferred *d;
+
+    while ((d = QSIMPLEQ_FIRST(&c->deferred))) {
+        QSIMPLEQ_REMOVE_HEAD(&c->deferred, next);
+        g_free(d);
+    }
+    c->deferred_bytes = 0;
 }
 
 MemTxResult ntb_cable_dma(AddressSpace *as, dma_addr_t da, void *buf,
@@ -565,16 +674,31 @@ MemTxResult ntb_cable_dma(AddressSpace *as, dma_addr_t da, void *buf,
     int64_t deadline = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
                        NTB_CABLE_READ_TIMEOUT_MS;
     bool is_write = dir == DMA_DIRECTION_FROM_DEVICE;
+    NtbCable *c = ntb_cable_inbound;
+    DeviceState *dev = ntb_cable_target_dev(as, da, len, is_write, attrs);
     bool stalled = false;
     MemTxResult r = MEMTX_ACCESS_ERROR;
 
+    if (c) {
+        ntb_cable_drain_deferred(c);
+        if (is_write && c->deferred_bytes + len <= NTB_CABLE_DEFERRED_MAX &&
+            (ntb_cable_dev_busy(dev) || ntb_cable_deferred_for(c, dev))) {
+            ntb_cable_defer(c, as, da, buf, len, attrs, dev);
+            return MEMTX_OK;
+        }
+    }
     for (;;) {
         /*
          * An access that spans two devices may still meet a busy one
          * after the first: the guard refuses it whole, and it is tried
-         * again.
+         * again. What the device has yet to take of earlier writes goes
+         * first.
          */
-        if (!ntb_cable_target_busy(as, da, len, is_write, attrs)) {
+        if (c) {
+            ntb_cable_drain_deferred(c);
+        }
+        if (!ntb_cable_dev_busy(dev) &&
+            !(c && ntb_cable_deferred_for(c, dev))) {
             r = dma_memory_rw(as, da, buf, len, dir, attrs);
             if (r != MEMTX_ACCESS_ERROR) {
                 break;
@@ -733,7 +857,17 @@ static void *ntb_cable_inbound_thread(void *opaque)
         bool current;
 
         while (!c->stop && QSIMPLEQ_EMPTY(&c->inq)) {
-            qemu_cond_wait(&c->inq_cond, &c->lock);
+            if (QSIMPLEQ_EMPTY(&c->deferred)) {
+                qemu_cond_wait(&c->inq_cond, &c->lock);
+                continue;
+            }
+            /* A busy device has writes to take: look again soon. */
+            qemu_cond_timedwait(&c->inq_cond, &c->lock, 1);
+            qemu_mutex_unlock(&c->lock);
+            qemu_mutex_lock_iothread();
+            ntb_cable_drain_deferred(c);
+            qemu_mutex_unlock_iothread();
+            qemu_mutex_lock(&c->lock);
         }
         if (c->stop) {
             break;
@@ -1013,6 +1147,7 @@ bool ntb_cable_init(NtbCable *c, const char *name, uint32_t port,
     qemu_cond_init(&c->reply_cond);
     qemu_cond_init(&c->inq_cond);
     QSIMPLEQ_INIT(&c->inq);
+    QSIMPLEQ_INIT(&c->deferred);
     QSIMPLEQ_INIT(&c->sendq);
     QTAILQ_INIT(&c->waiters);
     c->fd = -1;
@@ -1112,6 +1247,7 @@ void ntb_cable_cleanup(NtbCable *c)
         g_free(m);
     }
     ntb_cable_inbound_drop_locked(c);
+    ntb_cable_deferred_free(c);
     qemu_mutex_destroy(&c->lock);
     qemu_cond_destroy(&c->send_cond);
     qemu_cond_destroy(&c->idle_cond);

@@ -61,6 +61,7 @@ typedef struct QEMU_PACKED NtbCableHdr {
 typedef struct NtbCableMsg NtbCableMsg;
 typedef struct NtbCableInbound NtbCableInbound;
 typedef struct NtbCableWaiter NtbCableWaiter;
+typedef struct NtbCableDeferred NtbCableDeferred;
 
 /*
  * What a read of the peer's RAM brought beyond what was asked: QEMU splits
@@ -150,6 +151,13 @@ typedef struct NtbCable {
     uint64_t inq_received;
     uint64_t inq_performed;
     bool inq_stalled;           /* the inbound thread waits on a busy device */
+    /*
+     * Posted writes received for a device busy in an access of its own,
+     * accepted and performed once it is free (ntb_cable_dma()); the
+     * inbound thread's alone.
+     */
+    QSIMPLEQ_HEAD(, NtbCableDeferred) deferred;
+    size_t deferred_bytes;
     uint32_t conn_gen;          /* bumped when a connection ends */
 
     int listen_fd;
@@ -241,9 +249,13 @@ uint32_t ntb_cable_read_ahead_len(AddressSpace *as, dma_addr_t da,
                                   uint64_t room, MemTxAttrs attrs);
 
 /*
- * The receiving side's DMA. ntb_cable_dma() waits, bounded like a read,
- * while the target device is busy in an access of its own (QEMU's
- * re-entrancy guard), as a PCIe completer stalls a request.
+ * The receiving side's DMA. A posted write to a device busy in an access
+ * of its own (QEMU's re-entrancy guard) is accepted, as a device's receive
+ * buffer accepts it, and performed once the device is free, in order with
+ * the writes to that device after it; what follows for other targets goes
+ * on meanwhile. A read of a device waits, bounded like a read, for the
+ * device and for the writes it has yet to take, as a PCIe completer
+ * stalls a request.
  */
 MemTxResult ntb_cable_dma(AddressSpace *as, dma_addr_t da, void *buf,
                           uint32_t len, DMADirection dir, MemTxAttrs attrs);
