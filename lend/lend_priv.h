@@ -347,6 +347,7 @@ int smartio_lender_unavailable(u32 fdid, struct netlink_ext_ack *extack);
 int smartio_lender_reclaim(u32 fdid, struct netlink_ext_ack *extack);
 int smartio_lender_next(u16 index, struct smartio_device_info *info);
 void smartio_lender_node_left(u16 node_id, u32 session);
+void smartio_lender_node_leaving(u16 node_id, u32 session);
 
 /* devices.c */
 void smartio_device_to_wire(const struct smartio_device_info *info,

@@ -78,7 +78,7 @@
  *	the function.
  * @return_deadline: Until when (jiffies) a reclaim waits for the
  *	announced return.
- * @exiting: Reclaimed by the module's exit.
+ * @batched: Among the functions smartio_lender_reclaim_all() reclaims.
  * @releasing: This module is taking the stub driver off it: the stub's
  *	.remove has nothing to do.
  * @unbound: The stub driver let go of it while someone else took it back:
@@ -112,7 +112,7 @@ struct smartio_lent {
 	bool let_go;
 	bool returning;
 	unsigned long return_deadline;
-	bool exiting;
+	bool batched;
 	bool releasing;
 	bool unbound;
 	bool rebind;
@@ -1320,6 +1320,37 @@ unlock:
 	return ret;
 }
 
+/*
+ * Reclaims every function lent to @node (to any node: 0) in @session or an
+ * earlier one (any session: 0), all at once: each borrower is told, and
+ * all are given SMARTIO_RECLAIM_TIMEOUT together to let go. Called with
+ * smartio_lender_lock held, which is dropped meanwhile.
+ */
+static void smartio_lender_reclaim_all(u16 node, u32 session)
+{
+	struct smartio_lent *lent;
+	unsigned long deadline;
+
+	lockdep_assert_held(&smartio_lender_lock);
+	list_for_each_entry(lent, &smartio_lent_devices, list) {
+		if (lent->state != SMARTIO_DEVICE_STATE_BORROWED ||
+		    (node && !smartio_lent_held_by(lent, node, session)))
+			continue;
+		smartio_lent_reclaim_start(lent);
+		lent->batched = true;
+	}
+	deadline = jiffies + SMARTIO_RECLAIM_TIMEOUT;
+again:
+	list_for_each_entry(lent, &smartio_lent_devices, list) {
+		if (!lent->batched)
+			continue;
+		lent->batched = false;
+		/* Drops the lock: the list may have changed. */
+		smartio_lent_reclaim_finish(lent, deadline, false);
+		goto again;
+	}
+}
+
 /**
  * smartio_lender_node_left() - Take back what a node that left borrowed.
  * @node_id: The node.
@@ -1365,6 +1396,27 @@ again:
 	}
 	mutex_unlock(&smartio_lender_lock);
 	wake_up_all(&smartio_lender_returned);
+}
+
+/**
+ * smartio_lender_node_leaving() - Take back what a node we leave borrowed.
+ * @node_id: The node, still joined: this node leaves it (the adapter that
+ *	reaches it is being removed).
+ * @session: The session it is joined in.
+ *
+ * Each function lent to it is reclaimed as smartioctl reclaim does, while
+ * the node still answers: the function stops, the node is told, removes
+ * its shadow and returns it, and only then do the windows close. So
+ * neither side's access meets a closed window or a link down: the
+ * driver's last doorbell writes reach the function, whose DMA stopped
+ * first. What is not let go of within SMARTIO_RECLAIM_TIMEOUT is taken
+ * back anyway, as when a borrower leaves.
+ */
+void smartio_lender_node_leaving(u16 node_id, u32 session)
+{
+	mutex_lock(&smartio_lender_lock);
+	smartio_lender_reclaim_all(node_id, session);
+	mutex_unlock(&smartio_lender_lock);
 }
 
 /**
@@ -1438,27 +1490,11 @@ int smartio_lender_init(void)
 void smartio_lender_exit(void)
 {
 	struct smartio_lent *lent, *next;
-	unsigned long deadline;
 
 	mutex_lock(&smartio_lender_bind_lock);
 	mutex_lock(&smartio_lender_lock);
 	smartio_lender_closing = true;
-	list_for_each_entry(lent, &smartio_lent_devices, list) {
-		if (lent->state != SMARTIO_DEVICE_STATE_BORROWED)
-			continue;
-		smartio_lent_reclaim_start(lent);
-		lent->exiting = true;
-	}
-	deadline = jiffies + SMARTIO_RECLAIM_TIMEOUT;
-again:
-	list_for_each_entry(lent, &smartio_lent_devices, list) {
-		if (!lent->exiting)
-			continue;
-		lent->exiting = false;
-		/* Drops the lock: the list may have changed. */
-		smartio_lent_reclaim_finish(lent, deadline, false);
-		goto again;
-	}
+	smartio_lender_reclaim_all(0, 0);
 	mutex_unlock(&smartio_lender_lock);
 	/* Waits for the handlers running: none takes a function after. */
 	smartio_lender_handlers_unregister(ARRAY_SIZE(smartio_lender_handlers));

@@ -48,8 +48,8 @@ static void smartio_lend_node_left_work(struct work_struct *work)
  * A node left: told under an adapter's lock, which the work must not wait
  * for. An adapter goes: what its nodes' leaving queued is done before its
  * NTB and windows go (shadows removed, lent functions taken back). This
- * node leaves a node on purpose: what it lent us is returned first, while
- * it answers (told with no lock held).
+ * node leaves a node on purpose: what it lent us is returned, and what it
+ * borrowed is reclaimed, first, while it answers (told with no lock held).
  */
 static int smartio_lend_node_event(struct notifier_block *nb,
 				   unsigned long event, void *data)
@@ -63,6 +63,7 @@ static int smartio_lend_node_event(struct notifier_block *nb,
 	}
 	if (event == SMARTIO_NODE_LEAVING) {
 		smartio_borrower_node_leaving(ev->node_id, ev->session);
+		smartio_lender_node_leaving(ev->node_id, ev->session);
 		return NOTIFY_OK;
 	}
 	if (event != SMARTIO_NODE_LEFT)

@@ -11,9 +11,10 @@
 # the driver's meets the link down. Node 2 has the NVMe back. This node
 # binds its NTB again and node 2 joins again.
 #
-# lender-unbind: node 2 unbinds its NTB: this node loses node 2, removes
-# the shadow (fio ends with I/O errors), nothing is left mapped in the
-# IOVA window. Node 2, with no adapter, still lists its NVMe and gives it
+# lender-unbind: node 2 unbinds its NTB: before it leaves, it reclaims
+# the NVMe, and this node removes the shadow (fio ends with I/O errors)
+# and returns it while the link is up; nothing is left mapped in the IOVA
+# window. Node 2, with no adapter, still lists its NVMe and gives it
 # back to nvme, which reads the data synced; it binds its NTB again.
 set -eu
 . ./unbind.sh
@@ -45,8 +46,10 @@ lender-unbind)
 	wait_until 30 not_present "$shadow" ||
 		fail "shadow $shadow still there after node 2's unbind"
 	fio_failed
-	dmesg | grep -q "fdid 20000 lost: its lender, node 2, left" ||
-		fail "the loss of node 2 not logged"
+	dmesg | grep -q "fdid 20000 lost: its lender reclaimed it" ||
+		fail "node 2's reclaim not logged"
+	! dmesg | grep "fdid 20000 lost: its lender, node 2, left" ||
+		fail "the NVMe lost as node 2 left, not reclaimed before"
 	wait_until 30 test "$(iova_pages)" = 0 ||
 		fail "$(iova_pages) pages left mapped in the IOVA window"
 	vmctl barrier taken

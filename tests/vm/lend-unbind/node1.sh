@@ -6,9 +6,10 @@
 # this node has it back (available), makes it unavailable, and nvme reads
 # what node 1 synced.
 # lender-unbind: this node unbinds its NTB during node 1's fio: within the
-# unbind it takes the NVMe back; with no adapter it still lists it, under
-# its fdid, and makes it unavailable: nvme reads what node 1 synced. Then
-# it binds its NTB again and node 1 joins again.
+# unbind, before its link goes down, it reclaims the NVMe and node 1
+# returns it; with no adapter it still lists it, under its fdid, and makes
+# it unavailable: nvme reads what node 1 synced. Then it binds its NTB
+# again and node 1 joins again.
 set -eu
 . ./unbind.sh
 
@@ -27,8 +28,12 @@ borrower-unbind)
 	;;
 lender-unbind)
 	ntb_unbind
-	dmesg | grep -q "borrower node 1 left: taken back" ||
-		fail "the NVMe not taken back within the unbind"
+	dmesg | grep -q "fdid 20000: reclaiming from node 1" ||
+		fail "the NVMe not reclaimed within the unbind"
+	dmesg | grep -q "returned by node 1" ||
+		fail "node 1 did not return the NVMe before this node left"
+	! dmesg | grep "borrower node 1 left: taken back" ||
+		fail "the NVMe taken back only as node 1 was left"
 	vmctl barrier unbound
 	;;
 *) fail "no case $CASE" ;;
