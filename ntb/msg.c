@@ -43,10 +43,10 @@
  * Leaving. A node whose adapter goes away posts a LEAVING event to each
  * joined peer and closes its sending side to it (smartio_msg_chan_leave());
  * it still reads, so that two nodes leaving at once ack each other's
- * events. The peer, reading the event, closes its channel; its
- * acknowledgment of the event is the last it writes into the leaving
- * node's memory. The
- * leaving node waits for it, then reads what the peer sent before it (a
+ * events. The peer, reading the event, runs its handlers of it (its
+ * processes' mappings of the leaving node's segments go: segment.c) and
+ * closes its channel; its acknowledgment of the event is the last it
+ * writes into the leaving node's memory. The leaving node waits for it, then reads what the peer sent before it (a
  * peer leaving at the same time waits for our ack of its own LEAVING),
  * before it takes its link down. Once it has posted its LEAVING it acks
  * nothing but the peer's LEAVING: a peer that read our event may take its
@@ -695,6 +695,8 @@ static bool smartio_msg_rx_one(struct smartio_adapter *ad,
 	if (m.kind == SMARTIO_MSG_EVENT && m.op == SMARTIO_MSG_OP_LEAVING) {
 		dev_info(&ad->ntb->dev, "adapter %d: node %u is leaving\n",
 			 ad->index, peer->node_id);
+		/* What leads into it goes first (segment.c), before our ack. */
+		smartio_msg_serve(ad, peer, &m);
 		smartio_msg_chan_down(peer);
 		return true;
 	}

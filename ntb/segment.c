@@ -688,6 +688,42 @@ static int smartio_segment_revoke_handler(u16 node_id,
 	return 0;
 }
 
+/*
+ * @conn's node left, or leaves: its mappings go (a process touching one
+ * gets SIGBUS). Called with smartio_segments_lock held, on a connection
+ * not lost yet.
+ */
+static void smartio_segment_conn_left(struct smartio_segment_conn *conn)
+{
+	lockdep_assert_held(&smartio_segments_lock);
+	smartio_segment_conn_lose(conn);
+	pr_info("segment %u of node %u lost: its node left\n",
+		conn->segment_id, conn->node_id);
+}
+
+/*
+ * Messaging handler (event): a node leaves, and takes its link down once
+ * we have read this. The mappings of its segments go now, while a store
+ * into one still reaches it: a store that met the link going down would
+ * be dropped, lost before its SIGBUS. Its windows close when it has left.
+ */
+static int smartio_segment_leaving_handler(u16 node_id,
+					   const struct smartio_msg *req,
+					   void *resp, u32 *resp_len)
+{
+	struct smartio_segment_conn *conn;
+
+	/* Only the event: a request of the op means nothing. */
+	if (req->kind != SMARTIO_MSG_EVENT)
+		return -EINVAL;
+	mutex_lock(&smartio_segments_lock);
+	list_for_each_entry(conn, &smartio_conns, list)
+		if (conn->node_id == node_id && !conn->lost)
+			smartio_segment_conn_left(conn);
+	mutex_unlock(&smartio_segments_lock);
+	return 0;
+}
+
 /**
  * smartio_segment_peer_left() - A peer left: its segments we are connected
  *	to are lost, and its connections to ours gone.
@@ -704,13 +740,9 @@ void smartio_segment_peer_left(struct smartio_adapter *ad,
 	list_for_each_entry(seg, &smartio_segments, list)
 		if (seg->ad == ad)
 			smartio_segment_users_drop(seg, peer->node_id);
-	list_for_each_entry(conn, &smartio_conns, list) {
-		if (conn->ad != ad || conn->pidx != peer->pidx || conn->lost)
-			continue;
-		smartio_segment_conn_lose(conn);
-		pr_info("segment %u of node %u lost: its node left\n",
-			conn->segment_id, conn->node_id);
-	}
+	list_for_each_entry(conn, &smartio_conns, list)
+		if (conn->ad == ad && conn->pidx == peer->pidx && !conn->lost)
+			smartio_segment_conn_left(conn);
 	mutex_unlock(&smartio_segments_lock);
 }
 
@@ -1040,6 +1072,7 @@ static const struct {
 	{ SMARTIO_MSG_OP_SEGMENT_INFO, smartio_segment_info_handler },
 	{ SMARTIO_MSG_OP_SEGMENT_DISCONNECT, smartio_segment_disconnect_handler },
 	{ SMARTIO_MSG_OP_SEGMENT_REVOKE, smartio_segment_revoke_handler },
+	{ SMARTIO_MSG_OP_LEAVING, smartio_segment_leaving_handler },
 };
 
 static void smartio_segment_handlers_unregister(unsigned int n)
