@@ -7,7 +7,9 @@
 # A case is NODE-M1-M2-M3-M4-M5: the node that unloads (borrower: node 1,
 # lender: node 2) and the order its five modules go in, by short name:
 #   lend    smartio_lend      fabric  smartio_ntb     core  smartio
-#   hw      ntb_hw_smartio    ntb     ntb (the NTB core)
+#   hw      the NTB's driver  ntb     ntb (the NTB core)
+# (the NTB's driver: ntb_hw_smartio, or on the Switchtec models
+# ntb_hw_switchtec, whose switchtec.ko, not an NTB module, stays loaded).
 # The kernel refuses a module while another uses it, so whichever of the
 # 120 orders a user tries them in, they go in one of the orders that
 # respect NEEDS_GONE below: 7 on the lender, 4 on the borrower, where a
@@ -21,6 +23,10 @@
 
 # shellcheck disable=SC2034 # the node scripts'
 UNLOADER=${CASE%%-*}
+case $NTB_MODEL in
+switchtec*) HW_MODULE=ntb_hw_switchtec ;;
+*) HW_MODULE=ntb_hw_smartio ;;
+esac
 [ "$UNLOADER" = borrower ] || [ "$UNLOADER" = lender ] ||
 	fail "case $CASE: no node $UNLOADER"
 
@@ -29,7 +35,7 @@ module_named() {
 	lend) echo smartio_lend ;;
 	fabric) echo smartio_ntb ;;
 	core) echo smartio ;;
-	hw) echo ntb_hw_smartio ;;
+	hw) echo "$HW_MODULE" ;;
 	ntb) echo ntb ;;
 	*) fail "case $CASE: no module $1" ;;
 	esac
@@ -50,9 +56,9 @@ needs_gone() {
 	smartio) echo smartio_lend smartio_ntb ;;
 	smartio_ntb)
 		echo smartio_lend
-		[ "$UNLOADER" != borrower ] || echo ntb_hw_smartio
+		[ "$UNLOADER" != borrower ] || echo "$HW_MODULE"
 		;;
-	ntb) echo smartio_ntb ntb_hw_smartio ;;
+	ntb) echo smartio_ntb "$HW_MODULE" ;;
 	esac
 }
 
