@@ -7,7 +7,7 @@
 # and node1.sh tell only storage from NICs (storage.sh, nic.sh). Per kind:
 #
 #   CLASS    storage (64 MiB written, read back, read again by node 2) or
-#            nic (ping and 16 MiB each way with a peer NIC, nic.sh)
+#            nic (ping and 4 MiB each way with a peer NIC, nic.sh)
 #   DRIVER   its stock PCI driver, the same on both nodes
 #   MODULES  what that driver and the block or network layer above it need,
 #            loaded before the function appears: no udev loads them here

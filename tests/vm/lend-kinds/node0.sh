@@ -4,7 +4,7 @@
 # Node 1 borrows node 2's device of the case's kind (kinds.sh) and has its
 # stock driver drive it with real work: a storage controller's disk takes
 # 64 MiB of random data and reads them back the same (storage.sh); a NIC
-# pings node 2's peer NIC and exchanges 16 MiB each way with it (nic.sh).
+# pings node 2's peer NIC and exchanges 4 MiB each way with it (nic.sh).
 # Its interrupts come through the shadow's MSI domain, of the kind the
 # function offers. Node 1 returns it; node 2's own driver then uses it
 # again (node1.sh). Where the case must be refused (REFUSED, kinds.sh),
