@@ -46,9 +46,10 @@
  * events. The peer, reading the event, runs its handlers of it (its
  * processes' mappings of the leaving node's segments go: segment.c) and
  * closes its channel; its acknowledgment of the event is the last it
- * writes into the leaving node's memory. The leaving node waits for it, then reads what the peer sent before it (a
- * peer leaving at the same time waits for our ack of its own LEAVING),
- * before it takes its link down. Once it has posted its LEAVING it acks
+ * writes into the leaving node's memory. The leaving node waits for it,
+ * then reads what the peer sent before it (a peer leaving at the same
+ * time waits for our ack of its own LEAVING), before it takes its link
+ * down. Once it has posted its LEAVING it acks
  * nothing but the peer's LEAVING: a peer that read our event may take its
  * own link down at any time after its ack, and waits for no ack of ours
  * unless it is leaving too. So no write of either
