@@ -291,8 +291,10 @@ unsigned int smartio_msg_chan_down(struct smartio_peer *peer)
 }
 
 /*
- * Sends the record chan->tx_buf holds, its LEN message bytes after room
- * for the record header, keeping @reserve ring bytes free. Returns
+ * Sends the record chan->tx_buf holds, its header and LEN message bytes
+ * (a smartio_msg_fill_t wrote them), keeping @reserve ring bytes free.
+ * The record's slot is LEN bytes long whatever its header says: only the
+ * test hooks (test_hooks.c) make a header that says otherwise. Returns
  * -ENOTCONN when the channel is down, -ENOSPC when the ring has no room
  * now. Called with chan->lock held.
  */
@@ -319,7 +321,6 @@ static int smartio_msg_push_locked(struct smartio_adapter *ad,
 	if (slot.next_head - chan->tx_head + reserve > room)
 		return -ENOSPC;
 
-	smartio_ring_hdr_encode(chan->tx_buf, SMARTIO_RING_REC_DATA, len);
 	if (slot.pad_len) {
 		smartio_ring_hdr_encode(pad, SMARTIO_RING_REC_PAD,
 					slot.pad_len - SMARTIO_RING_HDR_LEN);
@@ -352,7 +353,11 @@ static int smartio_msg_fill_encode(struct smartio_msg_chan *chan, void *arg)
 	m->seq = chan->tx_seq;
 	ret = smartio_msg_encode(m, chan->tx_buf + SMARTIO_RING_HDR_LEN,
 				 sizeof(chan->tx_buf) - SMARTIO_RING_HDR_LEN);
-	return ret < 0 ? ret : smartio_msg_wire_len(m);
+	if (ret < 0)
+		return ret;
+	ret = smartio_msg_wire_len(m);
+	smartio_ring_hdr_encode(chan->tx_buf, SMARTIO_RING_REC_DATA, ret);
+	return ret;
 }
 
 /*

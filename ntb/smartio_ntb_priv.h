@@ -484,8 +484,9 @@ int smartio_msg_call_peer(struct smartio_adapter *ad, struct smartio_peer *peer,
 			  u32 resp_max, u32 *resp_len, unsigned long timeout);
 
 /*
- * Writes a record's message bytes into chan->tx_buf, after room for the
- * record header, with chan->lock held; returns their number or -errno.
+ * Writes a record into chan->tx_buf, its header (smartio_ring_hdr_encode())
+ * and its message bytes after it, with chan->lock held; returns the number
+ * of message bytes or -errno.
  */
 typedef int (*smartio_msg_fill_t)(struct smartio_msg_chan *chan, void *arg);
 int smartio_msg_post_fill(u16 node_id, smartio_msg_fill_t fill, void *arg);

@@ -33,26 +33,40 @@ struct smartio_msg_raw {
 	unsigned int flags;
 };
 
-/* Copies the raw record in, with the channel's sequence number if asked. */
+/*
+ * Copies the raw record in, behind the channel's record header unless the
+ * caller made its own, with the channel's sequence number unless asked.
+ */
 static int smartio_msg_fill_raw(struct smartio_msg_chan *chan, void *arg)
 {
 	const struct smartio_msg_raw *raw = arg;
 	u8 *rec = chan->tx_buf + SMARTIO_RING_HDR_LEN;
+	u32 len = raw->len;
 
 	lockdep_assert_held(&chan->lock);
-	memcpy(rec, raw->buf, raw->len);
-	if (raw->len >= 8 && !(raw->flags & SMARTIO_MSG_RAW_SEQ))
+	if (raw->flags & SMARTIO_MSG_RAW_RING) {
+		memcpy(chan->tx_buf, raw->buf, raw->len);
+		len -= SMARTIO_RING_HDR_LEN;
+	} else {
+		memcpy(rec, raw->buf, raw->len);
+		smartio_ring_hdr_encode(chan->tx_buf, SMARTIO_RING_REC_DATA,
+					len);
+	}
+	if (len >= 8 && !(raw->flags & SMARTIO_MSG_RAW_SEQ))
 		put_unaligned_le32(chan->tx_seq, rec + 4);
-	return raw->len;
+	return len;
 }
 
 /**
  * smartio_msg_post_raw() - Send bytes to a node as one message, unchecked.
  * @node_id: A joined node.
  * @buf: What the record is to hold: a message's header and payload as the
- *	caller made them, malformed or not (smartio/msg.h).
- * @len: Bytes of @buf, at most SMARTIO_MSG_MAX_LEN.
- * @flags: SMARTIO_MSG_RAW_SEQ: the sequence number is @buf's too.
+ *	caller made them, malformed or not (smartio/msg.h); with
+ *	SMARTIO_MSG_RAW_RING, the record header before them.
+ * @len: Bytes of @buf, at most SMARTIO_MSG_MAX_LEN (plus
+ *	SMARTIO_RING_HDR_LEN with SMARTIO_MSG_RAW_RING).
+ * @flags: SMARTIO_MSG_RAW_SEQ: the sequence number is @buf's too;
+ *	SMARTIO_MSG_RAW_RING: so is the record header.
  *
  * For tests that play a hostile peer (tests/kmod/smartio_hostile_peer.c):
  * whatever a peer writes into our ring, the receiver must take it. The
@@ -60,9 +74,12 @@ static int smartio_msg_fill_raw(struct smartio_msg_chan *chan, void *arg)
  * to 7, when @len covers them), which is the channel's unless @flags has
  * SMARTIO_MSG_RAW_SEQ, so that a message is out of order only when the
  * caller sends it out of order or with a sequence number of its own. The
- * ring's framing (the record header) is always the channel's: a record
- * header that breaks the scheme stops the receiver at it for good
- * (smartio_msg_rx(); lib/ring.c's checks are tests/unit/check_ring.c's).
+ * ring's framing (the record header) is the channel's unless @flags has
+ * SMARTIO_MSG_RAW_RING: the record takes @len - SMARTIO_RING_HDR_LEN
+ * bytes of the ring, whatever the caller's header says. A header that
+ * breaks the ring's scheme stops the receiver at it for good, and the
+ * peer is lost when its heartbeat times out (smartio_msg_rx();
+ * tests/vm/fuzz-peer, case ring).
  *
  * Context: Any context but NMI; does not sleep.
  * Return: 0, -EHOSTUNREACH or -ENOTCONN (not joined), -EAGAIN (no room in
@@ -72,8 +89,9 @@ int smartio_msg_post_raw(u16 node_id, const void *buf, u32 len,
 			 unsigned int flags)
 {
 	struct smartio_msg_raw raw = { .buf = buf, .len = len, .flags = flags };
+	u32 hdr_len = flags & SMARTIO_MSG_RAW_RING ? SMARTIO_RING_HDR_LEN : 0;
 
-	if (len > SMARTIO_MSG_MAX_LEN)
+	if (len < hdr_len || len - hdr_len > SMARTIO_MSG_MAX_LEN)
 		return -EMSGSIZE;
 	return smartio_msg_post_fill(node_id, smartio_msg_fill_raw, &raw);
 }

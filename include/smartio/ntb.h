@@ -66,6 +66,7 @@ int smartio_msg_post(u16 node_id, u16 op, const void *buf, u32 len);
  * sent as a message, unchecked.
  */
 #define SMARTIO_MSG_RAW_SEQ	1U	/* the caller's sequence number */
+#define SMARTIO_MSG_RAW_RING	2U	/* the caller's record header too */
 int smartio_msg_post_raw(u16 node_id, const void *buf, u32 len,
 			 unsigned int flags);
 #endif

@@ -8,6 +8,7 @@
  *	echo "NODE SEED COUNT LENT BORROWED SEGMENT BUDGET CONFIG" \
  *		> <debugfs>/smartio_hostile_peer/run
  *	cat <debugfs>/smartio_hostile_peer/report
+ *	echo "NODE KIND" > <debugfs>/smartio_hostile_peer/ring
  *
  * NODE is the target; LENT an fdid it lends (available: this module may
  * borrow it), BORROWED an fdid of ours it has borrowed, SEGMENT a segment
@@ -71,6 +72,7 @@
 
 #include "smartio/fdid.h"
 #include "smartio/ntb.h"
+#include "smartio/ring.h"
 #include "../../lend/lend_priv.h"
 
 /*
@@ -888,11 +890,72 @@ static const struct file_operations hp_run_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * <debugfs>/smartio_hostile_peer/ring: "NODE KIND" sends NODE one record
+ * whose ring header (smartio/ring.h) breaks the ring's scheme, KIND:
+ *
+ *  - type: a type neither DATA nor PAD;
+ *  - pad: a PAD that does not reach the ring's end;
+ *  - huge: DATA longer than any record may be;
+ *  - short: DATA of no bytes, so that the record's own bytes are read as
+ *    the next header, one of no type.
+ *
+ * Then NODE reads nothing more from us, and loses us when we have been
+ * silent to it for its peer_timeout_ms (ntb/msg.c, smartio_msg_rx()).
+ * Fails with EAGAIN when the ring has no room now.
+ */
+static ssize_t hp_ring_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	u8 rec[SMARTIO_RING_HDR_LEN * 3] = {};
+	u8 *bytes = rec + SMARTIO_RING_HDR_LEN;
+	unsigned int node;
+	char kind[8], *line;
+	int ret;
+
+	if (count > 32)
+		return -EINVAL;
+	line = memdup_user_nul(ubuf, count);
+	if (IS_ERR(line))
+		return PTR_ERR(line);
+	ret = sscanf(line, "%u %7s", &node, kind);
+	kfree(line);
+	if (ret != 2 || !node || node > U16_MAX)
+		return -EINVAL;
+
+	/* The record's bytes: a header of no type, read as one by "short". */
+	smartio_ring_hdr_encode(bytes, 0x5a5a5a5a, 0);
+	if (!strcmp(kind, "type"))
+		smartio_ring_hdr_encode(rec, 0x5a5a5a5a,
+					sizeof(rec) - SMARTIO_RING_HDR_LEN);
+	else if (!strcmp(kind, "pad"))
+		smartio_ring_hdr_encode(rec, SMARTIO_RING_REC_PAD, 0);
+	else if (!strcmp(kind, "huge"))
+		smartio_ring_hdr_encode(rec, SMARTIO_RING_REC_DATA,
+					U32_MAX - SMARTIO_RING_ALIGN + 1);
+	else if (!strcmp(kind, "short"))
+		smartio_ring_hdr_encode(rec, SMARTIO_RING_REC_DATA, 0);
+	else
+		return -EINVAL;
+
+	/* The sequence number stays out of the bytes "short" has read. */
+	ret = smartio_msg_post_raw(node, rec, sizeof(rec),
+				   SMARTIO_MSG_RAW_RING | SMARTIO_MSG_RAW_SEQ);
+	return ret ? ret : count;
+}
+
+static const struct file_operations hp_ring_fops = {
+	.owner = THIS_MODULE,
+	.write = hp_ring_write,
+	.llseek = noop_llseek,
+};
+
 static int __init hp_init(void)
 {
 	hp_dir = debugfs_create_dir("smartio_hostile_peer", NULL);
 	debugfs_create_file("run", 0200, hp_dir, NULL, &hp_run_fops);
 	debugfs_create_file("report", 0400, hp_dir, NULL, &hp_report_fops);
+	debugfs_create_file("ring", 0200, hp_dir, NULL, &hp_ring_fops);
 	return 0;
 }
 

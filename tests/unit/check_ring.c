@@ -492,6 +492,77 @@ START_TEST(test_sim)
 }
 END_TEST
 
+/*
+ * A peer writes what it likes into the ring and its counters: whatever the
+ * bytes, peek returns a record that lies in the ring and in what the
+ * producer published, or refuses. Headers are drawn near the valid ones
+ * (types DATA and PAD, lengths around what fits) as often as at random,
+ * so that both the checks and the records behind them are reached.
+ */
+START_TEST(test_peek_garbage)
+{
+	static u8 ring[256];
+	const u32 size = sizeof(ring);
+	u32 x = 2463534242U, i, n, head, tail, used, off, w;
+	unsigned int records = 0, refused = 0, pads = 0;
+	struct smartio_ring_rec r;
+	int ret;
+
+	for (n = 0; n < 200000; n++) {
+		for (i = 0; i < size; i += 4) {
+			w = xorshift32(&x);
+			switch (w % 4) {
+			case 0:	/* a length that may fit */
+				w = (w >> 8) % (size / 2 + 16);
+				break;
+			case 1:	/* a type the scheme knows, or nearly */
+				w = (w >> 8) % 4;
+				break;
+			}
+			memcpy(ring + i, &w, 4);
+		}
+		tail = xorshift32(&x);
+		if (xorshift32(&x) % 4)
+			tail &= ~(u32)(SMARTIO_RING_ALIGN - 1);
+		head = tail + xorshift32(&x) % (size + 16);
+		if (xorshift32(&x) % 4)
+			head &= ~(u32)(SMARTIO_RING_ALIGN - 1);
+		/* Now and then a pad, valid, where the record would start. */
+		off = smartio_ring_offset(size, tail);
+		if (!(xorshift32(&x) % 4) && off)
+			smartio_ring_hdr_encode(ring + off, SMARTIO_RING_REC_PAD,
+						size - off - SMARTIO_RING_HDR_LEN);
+
+		r = rec_sentinel;
+		ret = smartio_ring_peek(ring, size, head, tail, &r);
+		if (ret) {
+			ck_assert_msg(ret == -EBADMSG || ret == -EIO ||
+				      ret == -EAGAIN, "peek = %d", ret);
+			ck_assert(rec_eq(&r, &rec_sentinel));
+			refused++;
+			continue;
+		}
+		used = smartio_ring_used(head, tail);
+		ck_assert_msg(r.off >= SMARTIO_RING_HDR_LEN &&
+			      r.off + r.len <= size &&
+			      r.len <= smartio_ring_max_payload(size),
+			      "record at %u of %u bytes in a ring of %u",
+			      r.off, r.len, size);
+		ck_assert_msg(r.next_tail - tail <= used &&
+			      r.next_tail != tail &&
+			      !(r.next_tail % SMARTIO_RING_ALIGN),
+			      "next tail %u from %u, %u used", r.next_tail,
+			      tail, used);
+		if (r.off == SMARTIO_RING_HDR_LEN && off)
+			pads++;
+		records++;
+	}
+	ck_assert_msg(records > 1000 && refused > 1000 && pads > 100,
+		      "records %u refused %u past a pad %u", records, refused,
+		      pads);
+}
+END_TEST
+
 Suite *ring_suite(void)
 {
 	Suite *s = suite_create("ring");
@@ -515,6 +586,7 @@ Suite *ring_suite(void)
 	tcase_add_test(tc, test_peek_basic);
 	tcase_add_loop_test(tc, test_peek_cases, 0, N_ELEM(peek_cases));
 	tcase_add_test(tc, test_peek_args);
+	tcase_add_test(tc, test_peek_garbage);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("simulation");

@@ -17,16 +17,46 @@
 # to it, node 1 reads it back.
 #
 # Cases: "wire", and "config", in which the random config writes reach
-# node 2's NVMe while node 1 holds it.
+# node 2's NVMe while node 1 holds it; and "ring" (ring_case below).
 set -eu
 # shellcheck source=../guest/lend.sh
 . /usr/local/lib/vmtest/lend.sh
 # shellcheck source=../guest/fuzz.sh
 . /usr/local/lib/vmtest/fuzz.sh
 
+# ring_case: the ring's framing broken, one way at a time: node 1 sends
+# node 2 a record whose ring header breaks the scheme (the hostile peer's
+# ring file); node 2 reads nothing more from us, loses us when we have
+# been silent to it for its peer_timeout_ms, and we join again. Each time
+# a segment node 2 exports to us then takes our writes: messages flow
+# both ways again.
+ring_case() {
+	borrower_ready
+	modprobe smartio_hostile_peer
+	vmctl barrier exported
+	joins=1
+	for kind in type pad huge short; do
+		wait_until 10 sh -c "echo '2 $kind' >/sys/kernel/debug/smartio_hostile_peer/ring" ||
+			fail "cannot send node 2 a record of broken framing ($kind)"
+		vmctl barrier "broken-$kind"
+		joins=$((joins + 1))
+		wait_until 60 log_more ": node 2 joined " $((joins - 1)) ||
+			fail "node 2 did not join us again after our $kind record"
+		wait_until 30 joined 2 || fail "node 2 left again after our $kind record"
+		smartio-seg fill 2 7 "0x$joins" >/dev/null ||
+			fail "cannot fill node 2's segment 7 after our $kind record"
+		vmctl barrier "rejoined-$kind"
+	done
+	rmmod smartio_hostile_peer
+	vmctl barrier finished
+	rmmod smartio_lend smartio_ntb smartio
+	ntb_unload
+}
+
 case $CASE in
 wire) config=0 ;;
 config) config=1 ;;
+ring) ring_case; exit 0 ;;
 *) fail "no case $CASE" ;;
 esac
 

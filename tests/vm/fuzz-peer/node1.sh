@@ -13,6 +13,36 @@ set -eu
 # shellcheck source=../guest/fuzz.sh
 . /usr/local/lib/vmtest/fuzz.sh
 
+# ring_case: node 2's side of node0.sh's: after each record of broken
+# framing, our receiver stopped at it (its one line), node 1 went silent
+# to us and was lost, and joined again.
+ring_case() {
+	lender_ready
+	smartio-seg create 7 1M
+	smartio-seg export 7 1
+	vmctl barrier exported
+	n=0
+	for kind in type pad huge short; do
+		vmctl barrier "broken-$kind"
+		n=$((n + 1))
+		wait_until 30 log_more "node 1: receive ring corrupt (-74) at " $((n - 1)) ||
+			fail "node 1's $kind record did not stop our receiver"
+		wait_until 30 log_more ": node 1 silent for [0-9]* ms, its link up: lost$" $((n - 1)) ||
+			fail "node 1 was not lost after its $kind record"
+		wait_until 60 log_more ": node 1 joined " $n ||
+			fail "node 1 did not join again after its $kind record"
+		vmctl barrier "rejoined-$kind"
+	done
+	[ "$(log_count "receive ring corrupt")" = 4 ] ||
+		fail "our receiver stopped $(log_count "receive ring corrupt") times, not 4"
+	vmctl barrier finished
+	smartio-seg remove 7 force
+	rmmod smartio_lend smartio_ntb smartio
+	ntb_unload
+}
+
+[ "$CASE" != ring ] || { ring_case; exit 0; }
+
 # borrow_nvme FDID: borrows FDID, an NVMe, and waits for its block device.
 borrow_nvme() {
 	line=$(smartioctl borrow "$1") || fail "cannot borrow $1"
