@@ -50,7 +50,7 @@ claim() {
 		sleep 2
 		vmctl barrier "rang.$1"
 	else
-		wait_until 30 test "$(spad 3)" = "$3" || true
+		wait_until 30 outputs "$3" spad 3 || true
 	fi
 	if [ "$(spad 3)" = "$3" ]; then
 		vmctl put "answered.$1" yes

@@ -47,7 +47,7 @@ borrower_ready() {
 # each other): the modules loaded and each port joined the other.
 loopback_ready() {
 	load_lend
-	wait_until 30 test "$(grep -c "^  peer .* joined$" "$adapters")" = 2 ||
+	wait_until 30 outputs 2 grep -c "^  peer .* joined$" "$adapters" ||
 		{ show_adapters; fail "the two ports never joined each other"; }
 }
 

@@ -117,7 +117,10 @@ phase_end() {
 }
 
 # wait_until SECONDS COMMAND...: polls COMMAND every 0.2 s; fails when it
-# has not succeeded in time.
+# has not succeeded in time. COMMAND runs anew at each try, but not what
+# the shell expanded in its arguments: "wait_until 30 outputs 0 iova_pages"
+# waits, "wait_until 30 test "$(iova_pages)" = 0" compares the one output
+# taken before the first try, over and over.
 wait_until() {
 	limit=$(($1 * 5))
 	shift
@@ -126,6 +129,13 @@ wait_until() {
 		[ $limit -gt 0 ] || return 1
 		sleep 0.2
 	done
+}
+
+# outputs VALUE CMD [ARG...]: CMD prints VALUE (a condition for wait_until).
+outputs() {
+	want=$1
+	shift
+	[ "$("$@")" = "$want" ]
 }
 
 # pci_devices VENDOR DEVICE: the sysfs directories of matching PCI functions,

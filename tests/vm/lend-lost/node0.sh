@@ -49,7 +49,7 @@ grep -m1 "err=" /tmp/fio.out || true
 grep -q "err= *[1-9]" /tmp/fio.out || { cat /tmp/fio.out; fail "fio reported no I/O error"; }
 echo "node$NODE: fio ended with I/O errors"
 wait_until 30 not_present "$shadow" || fail "shadow device $shadow still there"
-wait_until 30 test "$(iova_pages)" = 0 || fail "$(iova_pages) pages left mapped in the IOVA window"
+wait_until 30 outputs 0 iova_pages || fail "$(iova_pages) pages left mapped in the IOVA window"
 dmesg | grep -q "fdid 20000 lost: its lender, node 2, left" || fail "loss not logged"
 expect_error EHOSTUNREACH smartioctl borrow 20000
 

@@ -67,7 +67,7 @@ lender-stopped)
 *) fail "no case $CASE" ;;
 esac
 
-wait_until 30 test "$(iova_pages)" = 0 ||
+wait_until 30 outputs 0 iova_pages ||
 	fail "$(iova_pages) pages left mapped in the IOVA window"
 wait_until 60 joined 2 || { show_adapters; fail "node 2 did not join again"; }
 vmctl barrier rejoined

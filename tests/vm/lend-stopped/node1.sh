@@ -70,7 +70,7 @@ lender-stopped)
 esac
 dmesg | grep -q "fdid 20000: reclaiming from node 1" || fail "no reclaim logged"
 log_more "returned by node 1" "$returned" || fail "node 1 did not give it back"
-wait_until 30 test "$(driver_of "$bdf")" = nvme ||
+wait_until 30 outputs nvme driver_of "$bdf" ||
 	fail "nvme did not get $bdf back: $(driver_of "$bdf")"
 wait_until 30 nvme_ns_of "$bdf" >/dev/null || fail "no block device on $bdf"
 [ "$(read_sum "$(nvme_ns_of "$bdf")" 64)" = "$sum" ] ||

@@ -50,7 +50,7 @@ lender-unbind)
 		fail "node 2's reclaim not logged"
 	! dmesg | grep "fdid 20000 lost: its lender, node 2, left" ||
 		fail "the NVMe lost as node 2 left, not reclaimed before"
-	wait_until 30 test "$(iova_pages)" = 0 ||
+	wait_until 30 outputs 0 iova_pages ||
 		fail "$(iova_pages) pages left mapped in the IOVA window"
 	vmctl barrier taken
 	wait_until 60 joined 2 || { show_adapters; fail "node 2 did not join again"; }
