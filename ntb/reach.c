@@ -640,13 +640,20 @@ void smartio_reach_show(struct seq_file *s, struct smartio_peer *peer)
 	/* The peer's memory window: where its hello put its receive area. */
 	int mem = peer->chan.win_idx > 0;
 
-	seq_printf(s, "    reach %s %#llx+%#llx msi %#llx+%#llx, of the peer %#llx+%#llx msi %#llx+%#llx\n",
+	/*
+	 * With where each of the peer's windows sits in our physical address
+	 * space, so that a test writes through the one it means whatever the
+	 * NTB puts in front of it (the Switchtec's LUT windows).
+	 */
+	seq_printf(s, "    reach %s %#llx+%#llx msi %#llx+%#llx, of the peer %#llx+%#llx at %pa msi %#llx+%#llx at %pa\n",
 		   smartio_inbound_names[peer->inbound],
 		   peer->own[peer->mem_widx].addr,
 		   peer->own[peer->mem_widx].size,
 		   smartio_own_msi(peer)->addr, smartio_own_msi(peer)->size,
 		   peer->reach[mem].addr, peer->reach[mem].size,
-		   peer->reach[!mem].addr, peer->reach[!mem].size);
+		   &peer->reach[mem].phys,
+		   peer->reach[!mem].addr, peer->reach[!mem].size,
+		   &peer->reach[!mem].phys);
 }
 
 /**
