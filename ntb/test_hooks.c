@@ -33,6 +33,12 @@ struct smartio_msg_raw {
 	unsigned int flags;
 };
 
+/* The bytes of a raw record's header that its sender made: all or none. */
+static u32 smartio_msg_raw_hdr_len(unsigned int flags)
+{
+	return flags & SMARTIO_MSG_RAW_RING ? SMARTIO_RING_HDR_LEN : 0;
+}
+
 /*
  * Copies the raw record in, behind the channel's record header unless the
  * caller made its own, with the channel's sequence number unless asked.
@@ -40,18 +46,15 @@ struct smartio_msg_raw {
 static int smartio_msg_fill_raw(struct smartio_msg_chan *chan, void *arg)
 {
 	const struct smartio_msg_raw *raw = arg;
+	u32 hdr_len = smartio_msg_raw_hdr_len(raw->flags);
 	u8 *rec = chan->tx_buf + SMARTIO_RING_HDR_LEN;
-	u32 len = raw->len;
+	u32 len = raw->len - hdr_len;
 
 	lockdep_assert_held(&chan->lock);
-	if (raw->flags & SMARTIO_MSG_RAW_RING) {
-		memcpy(chan->tx_buf, raw->buf, raw->len);
-		len -= SMARTIO_RING_HDR_LEN;
-	} else {
-		memcpy(rec, raw->buf, raw->len);
+	memcpy(rec - hdr_len, raw->buf, raw->len);
+	if (!hdr_len)
 		smartio_ring_hdr_encode(chan->tx_buf, SMARTIO_RING_REC_DATA,
 					len);
-	}
 	if (len >= 8 && !(raw->flags & SMARTIO_MSG_RAW_SEQ))
 		put_unaligned_le32(chan->tx_seq, rec + 4);
 	return len;
@@ -89,7 +92,7 @@ int smartio_msg_post_raw(u16 node_id, const void *buf, u32 len,
 			 unsigned int flags)
 {
 	struct smartio_msg_raw raw = { .buf = buf, .len = len, .flags = flags };
-	u32 hdr_len = flags & SMARTIO_MSG_RAW_RING ? SMARTIO_RING_HDR_LEN : 0;
+	u32 hdr_len = smartio_msg_raw_hdr_len(flags);
 
 	if (len < hdr_len || len - hdr_len > SMARTIO_MSG_MAX_LEN)
 		return -EMSGSIZE;
