@@ -68,7 +68,13 @@ fuzz_report() {
 # shell looked up holds its kernfs node, and the node its name.
 leak_sites() {
 	echo 2 >/proc/sys/vm/drop_caches
-	cat /sys/kernel/debug/slab/kmalloc-*/alloc_traces | awk '
+	cat /sys/kernel/debug/slab/kmalloc-*/alloc_traces | leak_sites_count
+}
+
+# leak_sites_count: leak_sites' lines from SLUB's alloc_traces on stdin
+# (tests/check's selftest feeds it its own).
+leak_sites_count() {
+	awk '
 		function flush() {
 			if (site == "")
 				return
@@ -156,19 +162,19 @@ holdings() {
 	grep -E '^adapter |^  windows |^  iova ' "$adapters"
 }
 
-# sites_grew NEW_DOMAINS: each allocating site with more kmalloc objects
-# than at leak_mark, and whether what the kernel keeps for good accounts
-# for them: the objects of tasks it created (task, the kernel workers the
-# load added: the tasks themselves are compared), and at
-# pci_bus_insert_busn_res (get_pci_domain_busn_res(), inlined) one per
-# PCI domain created since (drivers/pci/probe.c keeps them). Counted per
+# leak_sites_compare BEFORE AFTER NEW_DOMAINS: each allocating site with
+# more kmalloc objects in AFTER than in BEFORE (leak_sites' lines), and
+# whether what the kernel keeps for good accounts for them: the objects
+# of tasks it created (task, the kernel workers the load added: the
+# tasks themselves are compared), and at pci_bus_insert_busn_res
+# (get_pci_domain_busn_res(), inlined) one per PCI domain created since
+# BEFORE, NEW_DOMAINS (drivers/pci/probe.c keeps them). Counted per
 # site, whoever asked: an object the kernel allocated at boot may be
 # freed and allocated again on smartio's behalf (the IOMMU's per-domain
 # data, as a lent function goes back to its default domain). Fails if
 # more are left, and prints who asked for them (LEAKED).
-sites_grew() {
-	leak_sites >/tmp/sites.after
-	awk -v node="node$NODE" -v domains="$1" '
+leak_sites_compare() {
+	awk -v node="node$NODE" -v domains="$3" '
 		FNR == NR {
 			before[$1] += $3; by[$1 " " $2] = $3
 			if ($2 == "task")
@@ -201,7 +207,7 @@ sites_grew() {
 							node, k, by[k], now[k]
 			}
 			exit leaked > 0
-		}' /tmp/sites.before /tmp/sites.after
+		}' "$1" "$2"
 }
 
 # no_leak: since leak_mark, the node holds what it held (holdings, each
@@ -224,7 +230,9 @@ no_leak() {
 	domains=$(($(pci_domains) - $(cat /tmp/domains.before)))
 	# What the last steps freed may take a moment to go: retried.
 	waited=0
-	while ! sites_grew "$domains" >/tmp/sites.grew; do
+	while leak_sites >/tmp/sites.after &&
+		! leak_sites_compare /tmp/sites.before /tmp/sites.after \
+			"$domains" >/tmp/sites.grew; do
 		[ $waited -lt 30 ] || break
 		sleep 1
 		waited=$((waited + 1))
