@@ -396,6 +396,8 @@ static uint64_t stx_lut_span(uint32_t ctl)
 static bool stx_ctrl_configure(SwitchtecNTBState *s, StxCtrl *c)
 {
     uint32_t bar_error = 0, lut_error = 0;
+    uint64_t bad_lut = 0;
+    unsigned bad_lut_idx = 0;
     int b;
     unsigned i;
 
@@ -427,6 +429,10 @@ static bool stx_ctrl_configure(SwitchtecNTBState *s, StxCtrl *c)
         uint64_t e = ldq_le_p(c->regs + CTRL_LUT + 8 * i);
 
         if ((e & LUT_EN) && ((e >> 1) & 0x3f) >= STX_PARTITIONS) {
+            if (!lut_error) {
+                bad_lut = e;
+                bad_lut_idx = i;
+            }
             lut_error |= 1;
         }
     }
@@ -436,6 +442,12 @@ static bool stx_ctrl_configure(SwitchtecNTBState *s, StxCtrl *c)
         qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: configuration "
                       "refused (bar_error 0x%x, lut_error 0x%x)\n",
                       TYPE_SWITCHTEC_NTB, c->part, bar_error, lut_error);
+        if (lut_error) {
+            qemu_log_mask(LOG_GUEST_ERROR, "%s: partition %u: LUT entry %u "
+                          "is 0x%" PRIx64 ", partition %u of %u\n",
+                          TYPE_SWITCHTEC_NTB, c->part, bad_lut_idx, bad_lut,
+                          (unsigned)((bad_lut >> 1) & 0x3f), STX_PARTITIONS);
+        }
         return false;
     }
 
