@@ -220,8 +220,8 @@ leak_sites_compare() {
 
 # no_leak: since leak_mark, the node holds what it held (holdings, each
 # object), the same tasks, and no more kmalloc objects from any site but
-# what the kernel keeps for good (sites_grew, which prints each site
-# that grew). Under make check-debug, kmemleak scans besides for what
+# what the kernel keeps for good (leak_sites_compare, which prints each
+# site that grew). Under make check-debug, kmemleak scans besides for what
 # nothing references when the script is done.
 no_leak() {
 	holdings >/tmp/holdings.after
