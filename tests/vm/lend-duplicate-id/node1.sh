@@ -10,7 +10,7 @@ set -eu
 . ./dup.sh
 
 # What this node logs, once, when the impostor claims node 1.
-held_by_victim='adapter 1: refusing port 2: its node id 1 is held by the node joined through adapter 0 port 0 (duplicate node id)$'
+held_by_victim='adapter 1: refusing port 1: its node id 1 is held by the node joined through adapter 0 port 0 (duplicate node id)$'
 
 modprobe smartio_ntb node_id=2,2
 load_lend
@@ -31,7 +31,7 @@ wait_until 60 log_more "$held_by_victim" 0 ||
 	{ show_adapters; fail "the impostor's node id 1 not refused"; }
 show_adapters
 # It stays link-up, and adapter 0's node 1 is still the victim.
-grep -q "^  peer 0 port 2 node 0 link-up\$" "$adapters" ||
+grep -q "^  peer 0 port 1 node 0 link-up\$" "$adapters" ||
 	fail "the impostor's port is not link-up"
 smartioctl node list | grep -qx "node 1: adapter 0 port 0 joined" ||
 	fail "node 1 is no longer the victim, through adapter 0"
@@ -56,7 +56,7 @@ listed available
 
 # Node 1 leaves: the impostor's claim is looked at again, and joins.
 vmctl barrier left
-wait_until 60 eval 'smartioctl node list | grep -qx "node 1: adapter 1 port 2 joined"' ||
+wait_until 60 eval 'smartioctl node list | grep -qx "node 1: adapter 1 port 1 joined"' ||
 	{ show_adapters; fail "the impostor did not join as node 1 once node 1 left"; }
 vmctl barrier finished
 

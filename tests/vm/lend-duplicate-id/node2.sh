@@ -13,7 +13,7 @@ vmctl barrier available
 vmctl barrier borrowed
 ntb_load
 modprobe smartio_ntb node_id=2
-wait_until 60 log_more "refusing port 3: its node id 2 is ours too" 0 ||
+wait_until 60 log_more "refusing port 0: its node id 2 is ours too" 0 ||
 	{ show_adapters; fail "the lender's node id 2 not refused here"; }
 smartioctl adapter set 0 node-id 1 || fail "adapter set 0 node-id 1 failed"
 own_node 0 1 || { show_adapters; fail "adapter 0 is not node 1"; }

@@ -18,7 +18,7 @@ set -eu
 # Rounds of the race at most; they stop once the lender has refused.
 races=20
 
-# Both adapters node 2 (by its port, 3, the second would be node 4):
+# Both adapters node 2 (by its port, 0, the second would be node 1):
 # smartio_ntb loads first, with node_id; load_lend finds it loaded.
 modprobe smartio_ntb node_id=2,2
 load_lend

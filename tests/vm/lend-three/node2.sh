@@ -9,6 +9,8 @@
 set -eu
 . ./three.sh
 
+# Node 3 by its node_id (by its port, 1, it would be node 2, the lender's).
+modprobe smartio_ntb node_id=3
 load_lend
 own_node 0 3 || { show_adapters; fail "adapter 0 is not node 3"; }
 wait_until 60 joined 2 || { show_adapters; fail "node 2 never joined"; }
