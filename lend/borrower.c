@@ -25,6 +25,11 @@
 /* Serialises borrowing, returning and losing; protects the list. */
 static DEFINE_MUTEX(smartio_borrower_lock);
 static LIST_HEAD(smartio_shadows);
+/*
+ * Protects the list too, for smartio_borrower_peer_bar(), which may not
+ * sleep: changes take both locks.
+ */
+static DEFINE_SPINLOCK(smartio_shadows_lock);
 
 /* Called with smartio_borrower_lock held. */
 static struct smartio_shadow *smartio_shadow_find(u32 fdid)
@@ -35,6 +40,52 @@ static struct smartio_shadow *smartio_shadow_find(u32 fdid)
 		if (sh->fdid == fdid)
 			return sh;
 	return NULL;
+}
+
+/**
+ * smartio_borrower_peer_bar() - @sh's own way to another borrowed BAR.
+ * @sh: A shadow whose driver maps a resource for it.
+ * @phys: Start of the resource: our physical address.
+ * @size: Its size.
+ * @addr: Set to the device's address of it, where it has one.
+ *
+ * Where [@phys, @phys + @size) lies in a BAR of another function borrowed
+ * from @sh's lender in the same session, under the same host bridge there
+ * (p2p.c), @sh's function reaches it on the lender, at the bus address
+ * the BAR has there: straight through the lender's switch rather than
+ * across the fabric and back. May be called in atomic context.
+ *
+ * Return: Whether it does, with *@addr set.
+ */
+bool smartio_borrower_peer_bar(const struct smartio_shadow *sh,
+			       phys_addr_t phys, size_t size, dma_addr_t *addr)
+{
+	const struct smartio_shadow *peer;
+	unsigned long flags;
+	bool found = false;
+	int i;
+
+	if (!sh->p2p_bridge || !size || phys + size - 1 < phys)
+		return false;
+	spin_lock_irqsave(&smartio_shadows_lock, flags);
+	list_for_each_entry(peer, &smartio_shadows, list) {
+		if (peer == sh || peer->lender != sh->lender ||
+		    peer->session != sh->session ||
+		    peer->p2p_bridge != sh->p2p_bridge || READ_ONCE(peer->lost))
+			continue;
+		for (i = 0; i < peer->nr_windows; i++) {
+			const struct resource *win = &peer->windows[i];
+
+			if (phys >= win->start && phys + size - 1 <= win->end) {
+				*addr = phys - peer->window_offset[i];
+				found = true;
+				goto out;
+			}
+		}
+	}
+out:
+	spin_unlock_irqrestore(&smartio_shadows_lock, flags);
+	return found;
 }
 
 /* The message a failed borrow request gets, by its status. */
@@ -223,7 +274,9 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 		goto out_put;
 	}
 	/* From here on the shadow's bus owns @sh and its NTB reference. */
+	spin_lock_irq(&smartio_shadows_lock);
 	list_add_tail(&sh->list, &smartio_shadows);
+	spin_unlock_irq(&smartio_shadows_lock);
 	smartio_device_from_wire(&resp->device, info);
 	strscpy(info->local_name, pci_name(sh->pdev), sizeof(info->local_name));
 	mutex_unlock(&smartio_borrower_lock);
@@ -251,7 +304,9 @@ static void smartio_borrower_remove(struct smartio_shadow *sh,
 	u16 lender = sh->lender;
 	u32 fdid = sh->fdid;
 
+	spin_lock_irq(&smartio_shadows_lock);
 	list_del(&sh->list);
+	spin_unlock_irq(&smartio_shadows_lock);
 	smartio_shadow_destroy(sh);	/* may free @sh */
 	if (tell_lender)
 		smartio_borrower_send_return(lender, fdid);

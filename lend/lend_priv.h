@@ -99,8 +99,11 @@ struct smartio_bar_wire {
  * ranges, its memory BARs (size 0: none), the first 256 bytes of its
  * config space and the size of all of it (256 or 4096 bytes: the rest is
  * read with SMARTIO_MSG_OP_CONFIG_READ, which a message would not hold
- * with the rest), SMARTIO_BORROW_* flags, and the device as the lender
- * now lists it (the borrower's answer to its user, without asking again).
+ * with the rest), SMARTIO_BORROW_* flags, the device as the lender now
+ * lists it (the borrower's answer to its user, without asking again), and
+ * its host bridge's id there: functions of one lender with the same one
+ * reach each other's BARs at the bus addresses their BAR registers hold
+ * (p2p.c).
  */
 struct smartio_borrow_resp {
 	__le64 dma_base;
@@ -110,7 +113,7 @@ struct smartio_borrow_resp {
 	struct smartio_device_wire device;
 	__le16 config_size;
 	__le16 flags;
-	__le32 reserved;
+	__le32 p2p_bridge;
 };
 
 /*
@@ -229,6 +232,7 @@ struct smartio_shadow_dynamic {
  *	bytes. Past it the shadow reads all-ones.
  * @layout: Its capabilities, as the lender has them (config.c).
  * @resettable: The lender can reset the function: the shadow offers FLR.
+ * @p2p_bridge: Its host bridge's id on the lender (p2p.c), 0 for none.
  * @lender_mps: The lender's Max_Payload_Size bits of device control; the
  *	shadow's are its driver's own.
  * @dynamic: Registers read from the lender (SMARTIO_CONFIG_NR_DYNAMIC).
@@ -267,6 +271,7 @@ struct smartio_shadow {
 	u16 config_size;
 	struct smartio_config_layout layout;
 	bool resettable;
+	u32 p2p_bridge;
 	u16 lender_mps;
 	struct smartio_shadow_dynamic dynamic[SMARTIO_CONFIG_NR_DYNAMIC];
 	struct work_struct refresh;
@@ -319,6 +324,36 @@ int smartio_shadow_create(struct smartio_shadow *sh,
 void smartio_shadow_destroy(struct smartio_shadow *sh);
 bool smartio_shadow_is(const struct pci_dev *pdev);
 
+/**
+ * struct smartio_p2p_member - A lent function whose BARs its peers reach.
+ * @entry: In p2p.c's list while joined.
+ * @pdev: The function.
+ * @domain: Its own IOMMU domain, NULL where this host has none.
+ * @node: Its borrower.
+ * @session: The session it was lent in.
+ * @windows: Where @domain has its windows onto @node (start and size,
+ *	IOVAs), which no peer's BAR is mapped over.
+ * @joined: smartio_p2p_join() was called, smartio_p2p_leave() not yet.
+ */
+struct smartio_p2p_member {
+	struct list_head entry;
+	struct pci_dev *pdev;
+	struct iommu_domain *domain;
+	u16 node;
+	u32 session;
+	struct {
+		u64 start;
+		u64 size;
+	} windows[2];
+	bool joined;
+};
+
+/* p2p.c */
+int smartio_p2p_join(struct smartio_p2p_member *m);
+void smartio_p2p_leave(struct smartio_p2p_member *m);
+u32 smartio_p2p_bridge_id(struct pci_dev *pdev);
+bool smartio_p2p_clash(struct pci_dev *pdev, u64 start, u64 size, u64 *next);
+
 /* lendable.c */
 int smartio_lendable(struct pci_dev *pdev, struct netlink_ext_ack *extack);
 
@@ -326,6 +361,8 @@ int smartio_lendable(struct pci_dev *pdev, struct netlink_ext_ack *extack);
 extern struct workqueue_struct *smartio_lend_wq;
 
 /* borrower.c */
+bool smartio_borrower_peer_bar(const struct smartio_shadow *sh,
+			       phys_addr_t phys, size_t size, dma_addr_t *addr);
 int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 			    struct netlink_ext_ack *extack);
 int smartio_borrower_give_back(u32 fdid, struct netlink_ext_ack *extack);

@@ -64,6 +64,7 @@
  * @bar_grant: Lets the borrower reach each BAR.
  * @listed: Its requester IDs (its VFs' too) are listed toward @borrower
  *	in the NTB's requester-ID table (smartio_requester_add_with_vfs()).
+ * @p2p: Its BARs open to the other functions lent to @borrower (p2p.c).
  * @layout: Its capabilities while borrowed: what its borrower's config
  *	writes are judged by (config.c).
  * @session: The session @borrower borrowed it in (smartio_node_session()).
@@ -87,7 +88,7 @@
  *	driver is to get it back (smartio_lender_rebind_work()).
  *
  * Every field but @pdev is protected by smartio_lender_lock, but what
- * lending sets up (@domain to @listed), which only the taker, holding the
+ * lending sets up (@domain to @p2p), which only the taker, holding the
  * function's device lock, undoes while @tearing.
  */
 struct smartio_lent {
@@ -104,6 +105,7 @@ struct smartio_lent {
 	resource_size_t bar_size[PCI_STD_NUM_BARS];
 	struct smartio_grant *bar_grant[PCI_STD_NUM_BARS];
 	bool listed;
+	struct smartio_p2p_member p2p;
 	struct smartio_config_layout layout;
 	u32 session;
 	bool set_up;
@@ -541,6 +543,8 @@ static void smartio_lent_teardown(struct smartio_lent *lent)
 
 	if (!lent->set_up)
 		return;
+	/* First: no function lent on reaches its BARs, whoever it goes to. */
+	smartio_p2p_leave(&lent->p2p);
 	/* Never enabled: a borrow refused before it touched the function. */
 	if (pci_is_enabled(pdev)) {
 		pci_clear_master(pdev);
@@ -794,15 +798,18 @@ static void smartio_lender_rebind_work(struct work_struct *work)
 
 /*
  * The lowest IOVA in [@from, @last] aligned to @align where @size bytes lie
- * clear of [@busy, @busy + @busy_size) and of every region in @resv; 0 if
- * there is none.
+ * clear of [@busy, @busy + @busy_size), of every region in @resv and of
+ * the BARs under @pdev's host bridge (smartio_p2p_clash()); 0 if there is
+ * none.
  */
-static u64 smartio_lent_fit(const struct list_head *resv, u64 busy,
+static u64 smartio_lent_fit(struct pci_dev *pdev,
+			    const struct list_head *resv, u64 busy,
 			    u64 busy_size, u64 size, u64 align, u64 from,
 			    u64 last)
 {
 	const struct iommu_resv_region *r;
 	u64 iova = ALIGN(from, align);
+	u64 next;
 
 again:
 	/* Each retry moves up past what was in the way: it ends. */
@@ -811,6 +818,10 @@ again:
 	if (busy_size && iova <= busy + busy_size - 1 &&
 	    busy <= iova + size - 1) {
 		iova = ALIGN(busy + busy_size, align);
+		goto again;
+	}
+	if (smartio_p2p_clash(pdev, iova, size, &next)) {
+		iova = ALIGN(next, align);
 		goto again;
 	}
 	list_for_each_entry(r, resv, list) {
@@ -851,11 +862,11 @@ static u64 smartio_lent_align(u64 size)
  * below SMARTIO_LEND_IOVA_FLOOR, and not over the reserved regions of the
  * function's group: the interrupt range 0xfee00000-0xfeefffff (a write
  * there is an interrupt of this host, never translated) and RMRRs (memory
- * firmware still uses). This host's PCI windows need no such care: the
- * function is alone in its IOMMU group (iommu_attach_device() demands
- * it), so no switch routes its requests to a peer before our IOMMU sees
- * them. What does not fit below 4 GiB goes where it always went: the
- * interrupt window at 4 GiB, the DMA window at 8 GiB.
+ * firmware still uses), nor over a BAR or bridge window under the
+ * function's host bridge: its peers' BARs are mapped at their bus
+ * addresses (p2p.c). What does not fit below 4 GiB goes where it always
+ * went: the interrupt window at 4 GiB, the DMA window at 8 GiB, or above
+ * what is in the way there.
  *
  * Return: 0, or -ENOSPC if the domain has no room for a window.
  */
@@ -863,6 +874,7 @@ static int smartio_lent_layout(struct smartio_lent *lent, u64 dma_size,
 			       u64 msi_size, u64 *dma_iova, u64 *msi_iova)
 {
 	const struct iommu_domain_geometry *geo = &lent->domain->geometry;
+	struct pci_dev *pdev = lent->pdev;
 	u64 last = geo->force_aperture ? geo->aperture_end : U64_MAX;
 	u64 last32 = min_t(u64, last, SZ_4G - 1);
 	u64 floor = max_t(u64, geo->aperture_start, SMARTIO_LEND_IOVA_FLOOR);
@@ -880,17 +892,18 @@ static int smartio_lent_layout(struct smartio_lent *lent, u64 dma_size,
 	if (ret)
 		goto out;
 
-	*dma_iova = smartio_lent_fit(&resv, 0, 0, dma_size, dma_align, floor,
-				     last32);
+	*dma_iova = smartio_lent_fit(pdev, &resv, 0, 0, dma_size, dma_align,
+				     floor, last32);
 	if (!*dma_iova)
-		*dma_iova = smartio_lent_fit(&resv, 0, 0, dma_size, dma_align,
+		*dma_iova = smartio_lent_fit(pdev, &resv, 0, 0, dma_size,
+					     dma_align,
 					     max_t(u64, floor,
 						   SMARTIO_LEND_DMA_IOVA),
 					     last);
-	*msi_iova = smartio_lent_fit(&resv, *dma_iova, dma_size, msi_size,
-				     msi_align, floor, last32);
+	*msi_iova = smartio_lent_fit(pdev, &resv, *dma_iova, dma_size,
+				     msi_size, msi_align, floor, last32);
 	if (!*msi_iova)
-		*msi_iova = smartio_lent_fit(&resv, *dma_iova, dma_size,
+		*msi_iova = smartio_lent_fit(pdev, &resv, *dma_iova, dma_size,
 					     msi_size, msi_align,
 					     max_t(u64, floor,
 						   SMARTIO_LEND_MSI_IOVA),
@@ -1041,6 +1054,20 @@ static int smartio_lent_setup(struct smartio_lent *lent, u16 node,
 	if (ret)
 		return ret;
 	lent->listed = true;
+	lent->p2p = (struct smartio_p2p_member) {
+		.pdev = pdev,
+		.domain = lent->domain,
+		.node = node,
+		.session = lent->session,
+		.windows = {
+			{ dma_iova, lent->domain ? PAGE_ALIGN(dma_size) : 0 },
+			{ msi_iova, lent->domain ? PAGE_ALIGN(msi_size) : 0 },
+		},
+	};
+	ret = smartio_p2p_join(&lent->p2p);
+	if (ret)
+		return ret;
+	resp->p2p_bridge = cpu_to_le32(smartio_p2p_bridge_id(pdev));
 	pci_set_master(pdev);
 	return smartio_config_lend(pdev, &lent->layout, resp);
 }

@@ -443,26 +443,47 @@ static int smartio_shadow_map_sg(struct device *dev, struct scatterlist *sgl,
 }
 
 /*
- * Peer-to-peer: another device's BAR, as our physical address. Through
- * the IOVA window the device reaches it as it reaches our memory: a local
- * device's BAR directly, a BAR we reach through one of our NTB windows
- * (another borrowed device) by way of this node. Without one, only RAM is
- * in the window.
+ * Peer-to-peer: another device's BAR, as our physical address. A BAR of
+ * another function borrowed from the same lender, under the same host
+ * bridge there, the device reaches on its lender at the BAR's bus address
+ * there (p2p.c): nothing is mapped here. Any other BAR it reaches through
+ * the IOVA window as it reaches our memory: a local device's directly, a
+ * BAR we reach through one of our NTB windows (a device borrowed from
+ * another lender, or under another host bridge) by way of this node.
+ * Without an IOVA window, only RAM is in the window.
  */
 static dma_addr_t smartio_shadow_map_resource(struct device *dev,
 					      phys_addr_t phys, size_t size,
 					      enum dma_data_direction dir,
 					      unsigned long attrs)
 {
+	struct smartio_shadow *sh = smartio_shadow_of(dev);
+	dma_addr_t addr;
+
+	if (READ_ONCE(sh->lost))
+		return DMA_MAPPING_ERROR;
+	if (smartio_borrower_peer_bar(sh, phys, size, &addr)) {
+		if (addr + size - 1 > dma_get_mask(dev)) {
+			smartio_shadow_mask_warn(dev, sh, "streaming ",
+						 dma_get_mask(dev));
+			return DMA_MAPPING_ERROR;
+		}
+		return addr;
+	}
 	return smartio_shadow_map(dev, phys, size,
 				  smartio_shadow_prot(dir) | IOMMU_MMIO, false);
 }
 
+/* What lies outside our range of the lender's window is a peer's BAR. */
 static void smartio_shadow_unmap_resource(struct device *dev,
 					  dma_addr_t addr, size_t size,
 					  enum dma_data_direction dir,
 					  unsigned long attrs)
 {
+	struct smartio_shadow *sh = smartio_shadow_of(dev);
+
+	if (addr < sh->dma_base || addr - sh->dma_base >= sh->dma_size)
+		return;
 	smartio_shadow_unmap(dev, addr, size, NULL);
 }
 
@@ -883,6 +904,7 @@ int smartio_shadow_create(struct smartio_shadow *sh,
 	}
 	sh->dma_base = le64_to_cpu(resp->dma_base);
 	sh->msi_base = le64_to_cpu(resp->msi_base);
+	sh->p2p_bridge = le32_to_cpu(resp->p2p_bridge);
 	ret = smartio_shadow_map_bars(sh, resp);
 	if (ret)
 		goto err_bars;

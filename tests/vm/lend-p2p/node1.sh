@@ -5,9 +5,10 @@
 # controller memory buffer (fdid 20001) to node 1, for peer-to-peer DMA
 # between them and node 1's own devices, and gets both back. Meanwhile
 # node 1 has the edu write to a page of node 2's memory (the guard of
-# smartio_edu_test, here), which nothing maps for it, and near address 0:
-# our IOMMU stops both, with a fault for the edu at each address, and the
-# page holds what it held.
+# smartio_edu_test, here), which nothing maps for it, near address 0, and
+# into the NVMe's buffer once the NVMe is back: our IOMMU stops all three,
+# with a fault for the edu at each address, and the page holds what it
+# held.
 set -eu
 # shellcheck source=../guest/lend.sh
 . /usr/local/lib/vmtest/lend.sh
@@ -20,6 +21,8 @@ smartioctl device add "$edu"
 smartioctl device add "$nvme"
 smartioctl device available 20000
 smartioctl device available 20001
+# The buffer's bus address: where the borrowed edu reaches it.
+vmctl put nvme_bar2 "$(sed -n 3p "/sys/bus/pci/devices/$nvme/resource" | cut -d' ' -f1)"
 # The edu is the stub's now: the test driver takes none of ours.
 modprobe smartio_edu_test
 vmctl barrier available
@@ -49,15 +52,20 @@ read -r guard_phys state <$guard
 [ "$state" = intact ] || fail "guard page at $guard_phys is $state from the start"
 vmctl put guard "$guard_phys"
 
+# The edu's write into the returned NVMe's buffer faults: the one fault
+# at an address above 16 MiB (test.conf), checked below.
+phase_begin buffer-returned
+vmctl barrier buffer-returned
 vmctl barrier strayed
 read -r _ state <$guard
 [ "$state" = intact ] || fail "the borrowed edu's stray DMA changed our page at $guard_phys"
 requester=${edu#0000:}
-for addr in "$guard_phys" 0x1000; do
+for addr in "$guard_phys" 0x1000 "$(printf 0x%x "$(vmctl get nvme_bar2)")"; do
 	dmesg | grep -q "DMAR: \[DMA Write NO_PASID\] Request device \[$requester\] fault addr $addr " ||
 		fail "no DMAR fault for edu $edu at $addr"
 done
-echo "node$NODE: edu's stray DMA to $guard_phys and 0x1000 faulted, our page intact"
+phase_end buffer-returned
+echo "node$NODE: edu's stray DMA to $guard_phys, 0x1000 and the returned buffer faulted, our page intact"
 rmmod smartio_edu_test
 
 vmctl barrier returned
