@@ -1565,6 +1565,28 @@ static bool stx_is_pow2_ge(uint64_t v, uint64_t min)
     return v >= min && is_power_of_2(v);
 }
 
+/*
+ * Is another NT endpoint of ours on @pdev's bus? A switch's NT endpoint
+ * is on a bus of its own below the switch's upstream port, and its proxy
+ * IDs (STX_PROXY_DEVFN0) are devfns on that bus: two on one bus would
+ * alias each other's requests, which no two real switches do.
+ */
+static bool stx_bus_has_other(PCIDevice *pdev)
+{
+    PCIBus *bus = pci_get_bus(pdev);
+    int devfn;
+
+    for (devfn = 0; devfn < ARRAY_SIZE(bus->devices); devfn++) {
+        PCIDevice *other = bus->devices[devfn];
+
+        if (other && other != pdev &&
+            object_dynamic_cast(OBJECT(other), TYPE_SWITCHTEC_NTB)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void stx_realize(PCIDevice *pdev, Error **errp)
 {
     SwitchtecNTBState *s = SWITCHTEC_NTB(pdev);
@@ -1594,6 +1616,12 @@ static void stx_realize(PCIDevice *pdev, Error **errp)
     }
     if (!s->req_id_entries || s->req_id_entries > STX_REQ_ID_MAX) {
         error_setg(errp, "req-id-entries must be 1..%d", STX_REQ_ID_MAX);
+        return;
+    }
+    if (stx_bus_has_other(pdev)) {
+        error_setg(errp, "another switchtec-ntb is on this bus: each NT "
+                   "endpoint needs a bus of its own (its proxy IDs are "
+                   "devfns on it), so put each behind a root port");
         return;
     }
     if (!ntb_cable_check_peer(&s->cable, DEVICE(s),
