@@ -1400,6 +1400,7 @@ static int __init smartio_ntb_init(void)
 	debugfs_create_file("adapters", 0444, smartio_debugfs, NULL,
 			    &smartio_adapters_fops);
 	smartio_requesters_debugfs(smartio_debugfs);
+	smartio_test_debugfs(smartio_debugfs);
 
 	ret = ntb_register_client(&smartio_ntb_client);
 	if (ret)

@@ -648,6 +648,7 @@ static void smartio_msg_serve(struct smartio_adapter *ad,
 	status = handler ? handler(peer->node_id, m, chan->rx_resp,
 				   &resp_len) : -EOPNOTSUPP;
 	up_read(&smartio_msg_handlers_rwsem);
+	smartio_test_served(m->op, status);
 	if (!request)
 		return;
 

@@ -494,14 +494,20 @@ int smartio_msg_post_fill(u16 node_id, smartio_msg_fill_t fill, void *arg);
 /*
  * test_hooks.c: what only tests use, built in only with
  * CONFIG_SMARTIO_TEST_HOOKS (see the top-level Kbuild); without it the
- * requesters file takes no writes.
+ * requesters file takes no writes, and what handlers return is not
+ * counted.
  */
 struct file;
+struct dentry;
 #ifdef CONFIG_SMARTIO_TEST_HOOKS
 ssize_t smartio_requesters_write(struct file *file, const char __user *ubuf,
 				 size_t count, loff_t *ppos);
+void smartio_test_served(u16 op, int status);
+void smartio_test_debugfs(struct dentry *dir);
 #else
 #define smartio_requesters_write NULL
+static inline void smartio_test_served(u16 op, int status) {}
+static inline void smartio_test_debugfs(struct dentry *dir) {}
 #endif
 
 #endif /* _SMARTIO_NTB_PRIV_H */

@@ -11,12 +11,20 @@
  *   tests/vm/fuzz-peer);
  * - writes to <debugfs>/smartio/requesters, "add NODE BDF" and "remove
  *   NODE BDF", which change this node's requester-ID table entries behind
- *   their users' backs (requester.c; tests/vm/lend-requester).
+ *   their users' backs (requester.c; tests/vm/lend-requester);
+ * - <debugfs>/smartio/served, how often this node's handlers returned
+ *   what, by op (tests/vm/lend-three, tests/vm/lend-duplicate-id). Tests
+ *   once traced the handlers' returns with kretprobes instead, but
+ *   registering a probe or enabling an event patches kernel text at run
+ *   time, and under TCG a second vCPU at the site being patched can spin
+ *   on its int3 for good (a soft lockup in text_poke_bp_batch(), CI).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/pci.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -143,4 +151,67 @@ ssize_t smartio_requesters_write(struct file *file, const char __user *ubuf,
 		ret = smartio_requester_put(ad, peer->pidx, req_id, true);
 	srcu_read_unlock(&smartio_adapters_srcu, idx);
 	return ret ?: count;
+}
+
+/*
+ * What handlers returned: one count per op and status seen. More pairs
+ * than a test makes are not counted (served_lost says how many).
+ */
+#define SMARTIO_TEST_SERVED_MAX	128
+
+static struct smartio_test_served {
+	u16 op;
+	int status;
+	unsigned long count;
+} smartio_served[SMARTIO_TEST_SERVED_MAX];
+static unsigned int smartio_served_used;
+static unsigned long smartio_served_lost;
+static DEFINE_SPINLOCK(smartio_served_lock);
+
+/* A handler of @op returned @status (msg.c, smartio_msg_serve()). */
+void smartio_test_served(u16 op, int status)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&smartio_served_lock, flags);
+	for (i = 0; i < smartio_served_used; i++)
+		if (smartio_served[i].op == op &&
+		    smartio_served[i].status == status)
+			break;
+	if (i == smartio_served_used) {
+		if (i == SMARTIO_TEST_SERVED_MAX) {
+			smartio_served_lost++;
+			goto unlock;
+		}
+		smartio_served[i].op = op;
+		smartio_served[i].status = status;
+		smartio_served_used++;
+	}
+	smartio_served[i].count++;
+unlock:
+	spin_unlock_irqrestore(&smartio_served_lock, flags);
+}
+
+/* <debugfs>/smartio/served: "op OP status STATUS count COUNT" lines. */
+static int smartio_served_show(struct seq_file *s, void *unused)
+{
+	unsigned int i;
+
+	/* seq_printf() does not sleep: it fills the file's buffer. */
+	spin_lock_irq(&smartio_served_lock);
+	for (i = 0; i < smartio_served_used; i++)
+		seq_printf(s, "op %u status %d count %lu\n",
+			   smartio_served[i].op, smartio_served[i].status,
+			   smartio_served[i].count);
+	if (smartio_served_lost)
+		seq_printf(s, "served_lost %lu\n", smartio_served_lost);
+	spin_unlock_irq(&smartio_served_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(smartio_served);
+
+void smartio_test_debugfs(struct dentry *dir)
+{
+	debugfs_create_file("served", 0400, dir, NULL, &smartio_served_fops);
 }

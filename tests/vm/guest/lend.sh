@@ -97,26 +97,21 @@ lent_listed() {
 		fail "listed \"$list\", not $3"
 }
 
-tracing=/sys/kernel/tracing
+# What this node's message handlers returned, by op and status, since its
+# smartio_ntb was loaded: the test hooks' <debugfs>/smartio/served
+# (ntb/test_hooks.c). Not kretprobes: registering one, or enabling its
+# event, patches kernel text at run time, and under TCG a second vCPU at
+# the patched site can spin on its int3 for good. The ops' numbers are
+# smartio/ntb.h's.
+served_file=/sys/kernel/debug/smartio/served
+# shellcheck disable=SC2034 # for the scripts that source this
+op_borrow=5 op_return=6
 
-# handler_trace_start EVENT HANDLER: traces every return of smartio_lend's
-# function HANDLER (a message handler), with its status, as kprobe EVENT.
-handler_trace_start() {
-	[ -e $tracing/kprobe_events ] || mount -t tracefs tracefs $tracing
-	echo "r:$1 smartio_lend:$2 ret=\$retval:s32" >>$tracing/kprobe_events ||
-		fail "cannot probe $2"
-	echo 1 >"$tracing/events/kprobes/$1/enable"
-}
-
-# handler_trace_count EVENT [STATUS]: how often the traced handler returned
-# (STATUS).
-handler_trace_count() {
-	grep -c " $1: .* ret=${2:-.*}\$" $tracing/trace || true
-}
-
-handler_trace_stop() {
-	echo 0 >"$tracing/events/kprobes/$1/enable"
-	echo "-:$1" >>$tracing/kprobe_events
+# served OP [STATUS]: how often the handler of OP returned (STATUS).
+served() {
+	awk -v op="$1" -v status="${2-any}" '
+		$1 == "op" && $2 == op && (status == "any" || $4 == status) { n += $6 }
+		END { print n + 0 }' $served_file
 }
 
 # pci_name_of VENDOR DEVICE WHAT: PCI name of this node's first function

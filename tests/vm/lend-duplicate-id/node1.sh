@@ -16,7 +16,6 @@ modprobe smartio_ntb node_id=2,2
 load_lend
 { own_node 0 2 && own_node 1 2; } || { show_adapters; fail "adapters are not both node 2"; }
 wait_until 60 joined 1 || { show_adapters; fail "node 1 never joined"; }
-handler_trace_start lend_return smartio_lender_return_handler
 bdf=$(nvme_bdf)
 lend_function "$bdf" >/dev/null
 vmctl barrier available
@@ -39,15 +38,15 @@ listed "borrowed by 1"
 [ "$(driver_of "$bdf")" = smartio-lender ] || fail "driver $(driver_of "$bdf") took the NVMe"
 vmctl barrier refused
 vmctl barrier impostor-returned
-[ "$(handler_trace_count lend_return)" = 0 ] ||
-	{ cat $tracing/trace; fail "the return handler was called before node 1 returned"; }
+[ "$(served $op_return)" = 0 ] ||
+	{ cat $served_file; fail "the return handler was called before node 1 returned"; }
 listed "borrowed by 1"
 # Node 1 returns only once this is seen.
 vmctl barrier still-borrowed
 vmctl barrier returned
-if [ "$(handler_trace_count lend_return)" != 1 ] ||
-	[ "$(handler_trace_count lend_return 0)" != 1 ]; then
-	cat $tracing/trace
+if [ "$(served $op_return)" != 1 ] ||
+	[ "$(served $op_return 0)" != 1 ]; then
+	cat $served_file
 	fail "not one successful return"
 fi
 listed available
@@ -60,7 +59,6 @@ wait_until 60 eval 'smartioctl node list | grep -qx "node 1: adapter 1 port 1 jo
 	{ show_adapters; fail "the impostor did not join as node 1 once node 1 left"; }
 vmctl barrier finished
 
-handler_trace_stop lend_return
 smartioctl device unavailable $fdid
 smartioctl device remove $fdid
 rmmod smartio_lend smartio_ntb smartio

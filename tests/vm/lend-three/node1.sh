@@ -9,9 +9,9 @@
 # race for it: each round the list names the winner, and the NVMe is
 # available again once the winner returns it. The rounds stop once the
 # loser got past its listing and the lender itself refused it (EBUSY from
-# the borrow handler, seen through a kretprobe), about one round in ten,
-# or after 20 rounds (a second each); the loser's message is the same
-# either way.
+# the borrow handler, counted in <debugfs>/smartio/served), about one
+# round in ten, or after 20 rounds (a second each); the loser's message is
+# the same either way.
 set -eu
 . ./three.sh
 
@@ -26,7 +26,6 @@ load_lend
 wait_until 60 joined 1 || { show_adapters; fail "node 1 never joined"; }
 wait_until 60 joined 3 || { show_adapters; fail "node 3 never joined"; }
 show_adapters
-handler_trace_start lend_borrow smartio_lender_borrow_handler
 bdf=$(nvme_bdf)
 smartioctl device add "$bdf"
 smartioctl device available $fdid
@@ -41,9 +40,9 @@ listed "borrowed by 1"
 vmctl barrier refused
 listed "borrowed by 1"
 [ "$(driver_of "$bdf")" = smartio-lender ] || fail "driver $(driver_of "$bdf") took the NVMe"
-calls=$(handler_trace_count lend_borrow)
-if [ "$calls" != 1 ] || [ "$(handler_trace_count lend_borrow 0)" != 1 ]; then
-	cat $tracing/trace
+calls=$(served $op_borrow)
+if [ "$calls" != 1 ] || [ "$(served $op_borrow 0)" != 1 ]; then
+	cat $served_file
 	fail "the lender was asked $calls times, not once (node 1's)"
 fi
 vmctl barrier checked
@@ -57,7 +56,7 @@ while :; do
 	vmctl barrier "raced.$round"
 	winner=$(race_winner $round)
 	listed "borrowed by $(node_of "$winner")"
-	refusals=$(handler_trace_count lend_borrow -16)
+	refusals=$(served $op_borrow -16)
 	if [ "$refusals" -gt 0 ]; then
 		echo "node$NODE: race $round: node $(node_of "$winner") won, the lender refused the other"
 		more=no
@@ -73,12 +72,11 @@ while :; do
 	[ $more = yes ] || break
 	round=$((round + 1))
 done
-[ "$(handler_trace_count lend_borrow 0)" = $((round + 1)) ] ||
-	{ cat $tracing/trace; fail "not one lent per round"; }
+[ "$(served $op_borrow 0)" = $((round + 1)) ] ||
+	{ cat $served_file; fail "not one lent per round"; }
 echo "node$NODE: $round race(s), $refusals refused by the lender"
 vmctl barrier finished
 
-handler_trace_stop lend_borrow
 smartioctl device unavailable $fdid
 smartioctl device remove $fdid
 rmmod smartio_lend smartio_ntb smartio
