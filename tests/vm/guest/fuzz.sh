@@ -70,12 +70,20 @@ leak_sites() {
 	echo 2 >/proc/sys/vm/drop_caches
 	# Shrinking a cache also frees what KASAN holds in quarantine of it
 	# (kasan_cache_shrink()), freed objects the traces would count. Each
-	# shrink file's open leaves a kernfs_open_node to free after an RCU
-	# grace period: let it pass.
+	# shrink file's open leaves a kernfs_open_node (allocated in
+	# kernfs_fop_open()) that kfree_rcu() frees, batched for up to seconds
+	# under load: a fixed second once left all 39 in the count (CI). Wait
+	# until none is left (nothing else here holds a sysfs file open), for
+	# at most 20 s.
 	for c in /sys/kernel/slab/kmalloc-*; do
 		echo 1 >"$c/shrink" 2>/dev/null || true
 	done
-	sleep 1
+	rcu_waits=0
+	while [ $rcu_waits -lt 40 ] && grep -q '^ *[0-9][0-9]* kernfs_fop_open+' \
+		/sys/kernel/debug/slab/kmalloc-*/alloc_traces; do
+		sleep 0.5
+		rcu_waits=$((rcu_waits + 1))
+	done
 	cat /sys/kernel/debug/slab/kmalloc-*/alloc_traces | leak_sites_count
 }
 
