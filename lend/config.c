@@ -142,7 +142,7 @@ static void smartio_config_virtfn(struct pci_dev *pdev, u8 *config)
 		resource_size_t start = pci_resource_start(pdev, i);
 		u8 *bar = &config[PCI_BASE_ADDRESS_0 + 4 * i];
 
-		if (!(flags & IORESOURCE_MEM) || !pci_resource_len(pdev, i))
+		if (!smartio_lent_bar(pdev, i))
 			continue;
 		put_unaligned_le32(lower_32_bits(start) |
 				   (flags & IORESOURCE_PREFETCH ?

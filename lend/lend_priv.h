@@ -21,6 +21,16 @@
 /* Name of the lender's stub driver, which holds available functions. */
 #define SMARTIO_LENDER_DRIVER	"smartio-lender"
 
+/*
+ * Is BAR @i of @pdev one the lender lends: memory, and present? I/O BARs
+ * do not cross the fabric.
+ */
+static inline bool smartio_lent_bar(struct pci_dev *pdev, int i)
+{
+	return (pci_resource_flags(pdev, i) & IORESOURCE_MEM) &&
+	       pci_resource_len(pdev, i);
+}
+
 /* Time a request to another node may take. */
 #define SMARTIO_LEND_TIMEOUT	(5 * HZ)
 

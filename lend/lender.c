@@ -1030,7 +1030,7 @@ static int smartio_lent_setup(struct smartio_lent *lent, u16 node,
 		resource_size_t size = pci_resource_len(pdev, i);
 		dma_addr_t addr;
 
-		if (!(pci_resource_flags(pdev, i) & IORESOURCE_MEM) || !size)
+		if (!smartio_lent_bar(pdev, i))
 			continue;
 		addr = dma_map_resource(lent->ntb_dev,
 					pci_resource_start(pdev, i), size,

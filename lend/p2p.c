@@ -44,12 +44,6 @@
 static DEFINE_MUTEX(smartio_p2p_lock);
 static LIST_HEAD(smartio_p2p_members);
 
-static bool smartio_p2p_bar(struct pci_dev *pdev, int i)
-{
-	return (pci_resource_flags(pdev, i) & IORESOURCE_MEM) &&
-	       pci_resource_len(pdev, i);
-}
-
 /* Does [@start, @start + @size) meet one of @m's windows onto its borrower? */
 static bool smartio_p2p_in_windows(const struct smartio_p2p_member *m,
 				   u64 start, u64 size)
@@ -73,7 +67,7 @@ static void smartio_p2p_unmap(struct smartio_p2p_member *in,
 		u64 bus = pci_bus_address(of->pdev, i);
 		u64 size = PAGE_ALIGN(pci_resource_len(of->pdev, i));
 
-		if (smartio_p2p_bar(of->pdev, i) &&
+		if (smartio_lent_bar(of->pdev, i) &&
 		    !smartio_p2p_in_windows(in, bus, size))
 			iommu_unmap(in->domain, bus, size);
 	}
@@ -94,7 +88,7 @@ static int smartio_p2p_map(struct smartio_p2p_member *in,
 		u64 bus = pci_bus_address(of->pdev, i);
 		u64 size = PAGE_ALIGN(pci_resource_len(of->pdev, i));
 
-		if (!smartio_p2p_bar(of->pdev, i))
+		if (!smartio_lent_bar(of->pdev, i))
 			continue;
 		if (smartio_p2p_in_windows(in, bus, size)) {
 			pci_warn(in->pdev, "cannot reach BAR %d of %s, lent to node %u too: it lies where its windows onto node %u are\n",
