@@ -12,7 +12,8 @@
 #                   debug-kernel, built once and cached); TESTS="DIR[@MODEL]
 #                   ..." runs only those
 #   make demo       install dependencies and boot the emulated 2-node cluster:
-#                   node 2 lends its NVMe, node 1 borrows, uses and returns it
+#                   node 2 lends its NVMe, its SATA controller and a DMA
+#                   engine; node 1 borrows, uses and returns them
 #   make bench      the benchmarks: bench/RESULTS.md and bench/plots/
 #   make install    install modules (into KDIR's kernel) and programs
 #

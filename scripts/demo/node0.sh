@@ -5,6 +5,8 @@
 # borrows it, writes and reads it back with Linux's stock nvme driver, runs
 # a short fio and returns it; then borrows node 2's SATA (AHCI) controller,
 # writes and reads back its disk with the stock ahci driver and returns it;
+# borrows node 2's edu DMA engine and a second NVMe and has the one write
+# into the other's memory buffer, peer to peer on node 2, and returns both;
 # and prints the one-line summary once node 2 has read the same data
 # through its own drivers (node1.sh).
 ROLE=borrower
@@ -37,7 +39,7 @@ say "Two QEMU machines (console node0 and node1; smartio calls them node 1"
 say "and node 2) are cabled through an emulated PCIe non-transparent bridge."
 say "Node 2 lends its NVMe, then its SATA controller; this node, node 1,"
 say "borrows each and drives it with Linux's stock driver (nvme, ahci), then"
-say "gives it back."
+say "gives it back. Last, two of node 2's devices, borrowed, talk peer to peer."
 
 step "load smartio and wait for node 2 across the NTB"
 demo_load
@@ -106,6 +108,36 @@ meet sata-returned
 meet sata-checked
 theirs=$(vmctl get lender-sata-sum)
 [ "$theirs" = "$sata_sum" ] || fail "node 2 read md5 ${theirs%% *} from its SATA disk, not what node 1 wrote"
+
+step "peer to peer: node 2's DMA engine writes into node 2's NVMe's memory"
+meet p2p-lent
+modprobe smartio_edu_test
+say "\$ smartioctl borrow $(vmctl get edu-fdid)"
+edu=$(borrow_bound "$(vmctl get edu-fdid)" smartio_edu_test)
+say "\$ smartioctl borrow $(vmctl get cmb-fdid)"
+cmb=$(borrow_bound "$(vmctl get cmb-fdid)" nvme)
+cmb_bus=$(vmctl get cmb-bus)
+cmb_phys=$(sed -n 3p "/sys/bus/pci/devices/$cmb/resource" | cut -d' ' -f1)
+say "node 2's edu is $edu here (driven by smartio_edu_test, a test driver"
+say "for QEMU's DMA engine), its NVMe $cmb, whose memory buffer (BAR 2) is"
+say "at $cmb_phys in this node's address space: through the NTB."
+say "dma_map_resource() gives edu the buffer's address as edu sees it. Both"
+say "are node 2's, under one host bridge there: the address is the buffer's"
+say "bus address on node 2, $cmb_bus, and the write goes through node 2's"
+say "PCIe fabric alone, never out to the NTB and back (lend/p2p.c)."
+p2p=$(edu_test_file "$edu" p2p)
+say "\$ echo \"$cmb_phys 1\" >$p2p    # the buffer's address here, a seed"
+echo "$cmb_phys 1" >"$p2p" || fail "edu could not write into the buffer"
+arrived=$(dmesg | grep "smartio_edu_test $edu: p2p: .* into $cmb_phys at $cmb_bus, read back, arrived") ||
+	fail "no arrival at $cmb_bus: $(dmesg | grep "smartio_edu_test $edu: p2p: " | tail -1)"
+say "${arrived#*] }"
+say "this CPU reads the pattern back from the buffer: the same"
+rmmod smartio_edu_test
+show smartioctl return "$(vmctl get cmb-fdid)"
+show smartioctl return "$(vmctl get edu-fdid)"
+not_present "$edu" || fail "$edu is still there after the return"
+not_present "$cmb" || fail "$cmb is still there after the return"
+meet p2p-returned
 meet finished
 demo_unload
 echo
@@ -113,4 +145,5 @@ say "SUMMARY: node 1 borrowed node 2's NVMe ($fdid) and its stock nvme driver" \
 	"wrote and read back 64 MiB (md5 ${sum%% *}) and ran fio at $iops IOPS;" \
 	"then node 2's SATA controller ($sata_fdid), whose stock ahci driver wrote" \
 	"and read back 64 MiB (md5 ${sata_sum%% *}); returned, node 2 read the" \
-	"same data through its own drivers."
+	"same data through its own drivers. Node 2's DMA engine, borrowed, wrote" \
+	"into node 2's NVMe's buffer, borrowed too, straight through node 2's PCIe."

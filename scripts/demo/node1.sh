@@ -4,7 +4,8 @@
 # make demo, node 2 (console node1): the lender. It lends its NVMe to node
 # 1 (node0.sh), takes it back when node 1 returns it, and reads what node 1
 # wrote through its own nvme driver; then the same with its SATA (AHCI)
-# controller.
+# controller; then lends a DMA engine and a second NVMe, for a peer-to-peer
+# write between the two.
 ROLE=lender
 . ./demo.sh
 
@@ -56,7 +57,30 @@ say "$disk reads md5 ${mine%% *} through this node's own ahci driver"
 say "the same"
 vmctl put lender-sata-sum "$mine"
 meet sata-checked
+
+edu=0000:00:09.0
+cmb=0000:00:0a.0
+step "lend a DMA engine (QEMU's edu, $edu) and an NVMe with a memory buffer ($cmb)"
+say "\$ smartioctl device add $edu && smartioctl device available FDID"
+edu_fdid=$(lend_function "$edu")
+say "\$ smartioctl device add $cmb && smartioctl device available FDID"
+cmb_fdid=$(lend_function "$cmb")
+# The buffer's bus address here: where a device under this node's host
+# bridge reaches it, peer to peer.
+cmb_bus=$(sed -n 3p "/sys/bus/pci/devices/$cmb/resource" | cut -d' ' -f1)
+say "the NVMe's memory buffer (BAR 2) is at bus address $cmb_bus on this node"
+vmctl put edu-fdid "$edu_fdid"
+vmctl put cmb-fdid "$cmb_fdid"
+vmctl put cmb-bus "$cmb_bus"
+meet p2p-lent
+meet p2p-returned
+say "node 1 returned both: take them back"
+show smartioctl device unavailable "$edu_fdid"
+show smartioctl device unavailable "$cmb_fdid"
+
 meet finished
 show smartioctl device remove "$fdid"
 show smartioctl device remove "$sata_fdid"
+show smartioctl device remove "$edu_fdid"
+show smartioctl device remove "$cmb_fdid"
 demo_unload
