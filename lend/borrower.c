@@ -31,6 +31,27 @@ static LIST_HEAD(smartio_shadows);
  */
 static DEFINE_SPINLOCK(smartio_shadows_lock);
 
+/**
+ * struct smartio_borrowed - A kernel user's borrowed device (borrow.h).
+ * @sh: Its shadow, NULL once lost (or given back): protected by
+ *	smartio_borrower_lock.
+ * @pdev: The shadow device, referenced until the handle is given back:
+ *	after a loss it reads all-ones, as a function gone from its bus.
+ * @fdid: The device.
+ * @ops: What the user is told, or NULL.
+ * @priv: The user's, passed back to @ops.
+ *
+ * Allocated by smartio_borrow(), and the user's until smartio_give_back()
+ * frees it; the shadow points back to it (smartio_shadow.user).
+ */
+struct smartio_borrowed {
+	struct smartio_shadow *sh;
+	struct pci_dev *pdev;
+	u32 fdid;
+	const struct smartio_borrow_ops *ops;
+	void *priv;
+};
+
 /* Called with smartio_borrower_lock held. */
 static struct smartio_shadow *smartio_shadow_find(u32 fdid)
 {
@@ -195,8 +216,15 @@ static int smartio_borrower_request(struct smartio_shadow *sh,
 	return ret;
 }
 
-int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
-			    struct netlink_ext_ack *extack)
+/*
+ * Borrows @fdid: its shadow device is the node's (@user NULL, returned by
+ * smartio_borrower_give_back()) or @user's; only @driver may bind to it
+ * (NULL: any). @info is set as the lender lists the device.
+ */
+static int smartio_borrower_create(u32 fdid, const char *driver,
+				   struct smartio_borrowed *user,
+				   struct smartio_device_info *info,
+				   struct netlink_ext_ack *extack)
 {
 	struct smartio_borrow_resp *resp;
 	struct smartio_shadow *sh;
@@ -211,6 +239,7 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 	}
 	sh->fdid = fdid;
 	sh->lender = smartio_fdid_node(fdid);
+	sh->driver = driver;
 
 	/* Without the lock: the listing names what this node borrows. */
 	ret = smartio_borrower_check(fdid, extack);
@@ -274,6 +303,12 @@ int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
 		goto out_put;
 	}
 	/* From here on the shadow's bus owns @sh and its NTB reference. */
+	sh->driver = NULL;
+	if (user) {
+		sh->user = user;
+		user->sh = sh;
+		user->pdev = pci_dev_get(sh->pdev);
+	}
 	spin_lock_irq(&smartio_shadows_lock);
 	list_add_tail(&sh->list, &smartio_shadows);
 	spin_unlock_irq(&smartio_shadows_lock);
@@ -294,15 +329,42 @@ out_free:
 	return ret;
 }
 
+int smartio_borrower_borrow(u32 fdid, struct smartio_device_info *info,
+			    struct netlink_ext_ack *extack)
+{
+	return smartio_borrower_create(fdid, NULL, NULL, info, extack);
+}
+
 /*
- * Removes @sh, which its bus frees once its device is released. Called
- * with smartio_borrower_lock held.
+ * Tells @sh's kernel user, if it has one, that the device is gone, and
+ * parts them: the handle stays the user's, to give back. Called with
+ * smartio_borrower_lock held, before the shadow is removed.
+ */
+static void smartio_borrower_tell_user(struct smartio_shadow *sh)
+{
+	struct smartio_borrowed *b = sh->user;
+
+	lockdep_assert_held(&smartio_borrower_lock);
+	if (!b)
+		return;
+	if (b->ops && b->ops->lost)
+		b->ops->lost(b, b->priv);
+	WRITE_ONCE(b->sh, NULL);
+	sh->user = NULL;
+}
+
+/*
+ * Removes @sh, which its bus frees once its device is released; its
+ * kernel user is told first. Called with smartio_borrower_lock held.
  */
 static void smartio_borrower_remove(struct smartio_shadow *sh,
 				    bool tell_lender)
 {
 	u16 lender = sh->lender;
 	u32 fdid = sh->fdid;
+
+	lockdep_assert_held(&smartio_borrower_lock);
+	smartio_borrower_tell_user(sh);
 
 	spin_lock_irq(&smartio_shadows_lock);
 	list_del(&sh->list);
@@ -389,15 +451,162 @@ int smartio_borrower_give_back(u32 fdid, struct netlink_ext_ack *extack)
 
 	mutex_lock(&smartio_borrower_lock);
 	sh = smartio_shadow_find(fdid);
-	if (sh) {
-		smartio_borrower_return(sh, "");
-	} else {
+	if (!sh) {
 		NL_SET_ERR_MSG(extack, "this node has not borrowed the device");
 		ret = -ENOENT;
+	} else if (sh->user) {
+		NL_SET_ERR_MSG(extack, "a kernel user of this node holds the device (its user gives it back)");
+		ret = -EBUSY;
+	} else {
+		smartio_borrower_return(sh, "");
 	}
 	mutex_unlock(&smartio_borrower_lock);
 	return ret;
 }
+
+/**
+ * smartio_borrow() - Borrow a device of the cluster for a kernel user.
+ * @fdid: The device.
+ * @driver: The only driver that may bind to its shadow device, by name;
+ *	SMARTIO_BORROW_NO_DRIVER for none (the user drives it through the
+ *	PCI API), NULL for whichever matches, as smartioctl borrow.
+ * @ops: What the user is told of the device (its loss), or NULL.
+ * @priv: Passed back to @ops.
+ * @extack: Why a borrow failed, in one message.
+ *
+ * Asks the device's lender for it and puts its shadow device on a bus of
+ * its own here, as smartioctl borrow does; the driver, if any, binds
+ * before this returns. smartioctl return cannot give it back: only
+ * smartio_give_back() does, and a loss ends it (@ops->lost).
+ *
+ * Context: Process context; sleeps, for up to the fabric's message
+ * timeouts.
+ * Return: The handle, the caller's until smartio_give_back(), or an
+ * ERR_PTR(): -ENOENT (no such device), -EACCES (not available for
+ * lending), -EBUSY (borrowed already), -EHOSTUNREACH (its lender is not
+ * reachable), or another -errno the lender or this node gave.
+ */
+struct smartio_borrowed *smartio_borrow(u32 fdid, const char *driver,
+					const struct smartio_borrow_ops *ops,
+					void *priv,
+					struct netlink_ext_ack *extack)
+{
+	struct smartio_device_info *info;
+	struct smartio_borrowed *b;
+	int ret;
+
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	info = kzalloc(sizeof(*info), GFP_KERNEL);
+	if (!b || !info) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	b->fdid = fdid;
+	b->ops = ops;
+	b->priv = priv;
+	ret = smartio_borrower_create(fdid, driver, b, info, extack);
+	if (ret)
+		goto err;
+	kfree(info);
+	return b;
+
+err:
+	kfree(info);
+	kfree(b);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(smartio_borrow);
+
+/**
+ * smartio_give_back() - Return a device a kernel user borrowed.
+ * @b: Its handle, from smartio_borrow(); freed.
+ *
+ * The shadow's driver, if any, lets go of it while the lender waits with
+ * the function running, and the lender takes it back. A device lost
+ * meanwhile has nothing left to return: only the handle goes.
+ *
+ * Context: Process context; sleeps.
+ */
+void smartio_give_back(struct smartio_borrowed *b)
+{
+	struct smartio_shadow *sh;
+
+	mutex_lock(&smartio_borrower_lock);
+	sh = b->sh;
+	if (sh) {
+		sh->user = NULL;
+		WRITE_ONCE(b->sh, NULL);
+		smartio_borrower_return(sh, "");
+	}
+	mutex_unlock(&smartio_borrower_lock);
+	pci_dev_put(b->pdev);
+	kfree(b);
+}
+EXPORT_SYMBOL_GPL(smartio_give_back);
+
+/**
+ * smartio_borrowed_pci_dev() - The shadow device of a borrowed device.
+ * @b: Its handle.
+ *
+ * Its config space, BARs and interrupt vectors are the device's, through
+ * the ordinary PCI API. The pointer stays valid until smartio_give_back();
+ * after a loss the function reads all-ones and is no longer on any bus.
+ *
+ * Return: The shadow device.
+ */
+struct pci_dev *smartio_borrowed_pci_dev(const struct smartio_borrowed *b)
+{
+	return b->pdev;
+}
+EXPORT_SYMBOL_GPL(smartio_borrowed_pci_dev);
+
+/**
+ * smartio_borrowed_fdid() - The fdid of a borrowed device.
+ * @b: Its handle.
+ *
+ * Return: The fdid it was borrowed by.
+ */
+u32 smartio_borrowed_fdid(const struct smartio_borrowed *b)
+{
+	return b->fdid;
+}
+EXPORT_SYMBOL_GPL(smartio_borrowed_fdid);
+
+/**
+ * smartio_borrowed_lost() - Is a borrowed device lost?
+ * @b: Its handle.
+ *
+ * A hint for a user between calls; its lost callback is what orders the
+ * loss with its own use of the device.
+ *
+ * Return: Whether the device was lost (its lender left or took it back).
+ */
+bool smartio_borrowed_lost(const struct smartio_borrowed *b)
+{
+	return !READ_ONCE(b->sh);
+}
+EXPORT_SYMBOL_GPL(smartio_borrowed_lost);
+
+/**
+ * smartio_borrowed_reset() - Reset a borrowed function on its lender.
+ * @b: Its handle.
+ *
+ * A function reset of the shadow device, which its lender carries out
+ * (the shadow offers FLR where the lender can reset the function) and
+ * whose state it restores, as pci_reset_function() does for a local one.
+ *
+ * Context: Process context; sleeps, up to the lender's reset timeout.
+ * Takes the shadow's device lock: not for the shadow's own driver.
+ * Return: 0, -ENODEV if the device is lost, -ENOTTY if its lender cannot
+ * reset it, or another -errno of the reset.
+ */
+int smartio_borrowed_reset(struct smartio_borrowed *b)
+{
+	if (smartio_borrowed_lost(b))
+		return -ENODEV;
+	return pci_reset_function(b->pdev);
+}
+EXPORT_SYMBOL_GPL(smartio_borrowed_reset);
 
 /**
  * smartio_borrower_local_name() - Name the shadow of a device we borrow.

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+#include "smartio/borrow.h"
 #include "smartio/lend.h"
 #include "smartio/le.h"
 #include "smartio/ntb.h"
@@ -248,6 +249,11 @@ struct smartio_shadow_dynamic {
  * @dynamic: Registers read from the lender (SMARTIO_CONFIG_NR_DYNAMIC).
  * @refresh: Reads stale @dynamic registers an atomic reader came upon.
  * @closing: The shadow goes: @refresh is not queued again.
+ * @user: The kernel user that borrowed it (smartio_borrow()), which owns
+ *	that handle; NULL for the node's own (smartioctl borrow), which
+ *	smartioctl return gives back.
+ * @driver: The only driver that may bind to the shadow (driver_override;
+ *	"": none), NULL for any, until smartio_shadow_create().
  */
 struct smartio_shadow {
 	struct list_head list;
@@ -286,6 +292,8 @@ struct smartio_shadow {
 	struct smartio_shadow_dynamic dynamic[SMARTIO_CONFIG_NR_DYNAMIC];
 	struct work_struct refresh;
 	bool closing;
+	struct smartio_borrowed *user;
+	const char *driver;
 };
 
 static inline struct smartio_shadow *

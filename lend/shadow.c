@@ -880,7 +880,8 @@ static void smartio_shadow_release(struct pci_host_bridge *bridge)
 
 /**
  * smartio_shadow_create() - Put a borrowed function on a bus of its own.
- * @sh: The shadow, with @fdid, @lender, @ntb, @dma_addr and @dma_size set.
+ * @sh: The shadow, with @fdid, @lender, @ntb, @dma_addr and @dma_size set,
+ *	and @driver if only that driver (or, "", none) may bind.
  * @resp: The lender's answer to the borrow.
  *
  * Context: Process context; sleeps. The function's driver, if loaded,
@@ -953,6 +954,15 @@ int smartio_shadow_create(struct smartio_shadow *sh,
 		ret = -ENODEV;
 		goto err_bus;
 	}
+	/* Freed with the device (pci_release_dev()). */
+	if (sh->driver) {
+		sh->pdev->driver_override = kstrdup(sh->driver, GFP_KERNEL);
+		if (!sh->pdev->driver_override) {
+			pci_unlock_rescan_remove();
+			ret = -ENOMEM;
+			goto err_pdev;
+		}
+	}
 	/* Before a driver binds: every mapping it makes is ours. */
 	set_dma_ops(&sh->pdev->dev, &smartio_shadow_dma_ops);
 	pci_bus_claim_resources(sh->bus);
@@ -963,6 +973,9 @@ int smartio_shadow_create(struct smartio_shadow *sh,
 		 sh->lender);
 	return 0;
 
+err_pdev:
+	pci_dev_put(sh->pdev);
+	sh->pdev = NULL;
 err_bus:
 	/* Keep @sh for the caller: undo what the release would. */
 	bridge = to_pci_host_bridge(sh->bus->bridge);
