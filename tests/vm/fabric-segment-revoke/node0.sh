@@ -3,9 +3,10 @@
 #
 # Node 1 fills node 2's segment 7 and closes it: node 2 may remove it
 # then. It maps node 2's segment 8 and touches it every 10 ms
-# (smartio-seg hold) while the mapping is torn down under it (test.conf
-# names the cases): the process gets SIGBUS within 30 s, the connection
-# is listed lost, nothing oopses. The windows onto node 2 are idle after.
+# (smartio-seg hold); node 2's removal of it is refused meanwhile. Then
+# the mapping is torn down under it (test.conf names the cases): the
+# process gets SIGBUS within 30 s, the connection is listed lost, nothing
+# oopses. The windows onto node 2 are idle after.
 set -eu
 # shellcheck source=../guest/segment.sh
 . /usr/local/lib/vmtest/segment.sh
@@ -21,6 +22,9 @@ hold=$!
 wait_until 30 test -e /tmp/held || { cat /tmp/hold.out; fail "segment 8 never held"; }
 echo "node$NODE: node 2's segment 8 mapped and touched"
 vmctl barrier held
+# Node 2 tries to remove it while we map it, and must be refused; only
+# then is it torn down (our own leaving would let its removal through).
+vmctl barrier refused
 
 case $CASE in
 removed) ;;

@@ -28,6 +28,7 @@ out=$(smartio-seg remove 8 2>&1) || rc=$?
 echo "node$NODE: smartio-seg remove 8: $out"
 { [ $rc = 1 ] && echo "$out" | grep -q "Device or resource busy"; } ||
 	fail "removing segment 8 while node 1 maps it did not fail with EBUSY"
+vmctl barrier refused
 case $CASE in
 removed)
 	smartio-seg remove 8 force || fail "segment 8 not removed by force"

@@ -28,6 +28,8 @@ echo "node$NODE: 64 MiB written to $dev and synced, md5 $sum"
 vmctl put sum "$sum"
 fio_until_error "$dev"
 vmctl barrier fio
+# Node 2 sees the NVMe borrowed before either side unbinds.
+vmctl barrier listed
 
 case $CASE in
 borrower-unbind)

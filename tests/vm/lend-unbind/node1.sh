@@ -19,6 +19,7 @@ vmctl barrier available
 vmctl barrier fio
 sum=$(vmctl get sum)
 lent_listed 20000 "$bdf" "borrowed by 1"
+vmctl barrier listed
 
 case $CASE in
 borrower-unbind)
