@@ -42,8 +42,8 @@ sum=$(vmctl get sum2)
 	fail "segment 7 does not hold what node 1 wrote after the faults"
 vmctl barrier checked
 
-smartio-seg remove 8
-smartio-seg remove 7
+segment_remove 8
+segment_remove 7
 vmctl barrier finished
 windows_idle || { show_adapters; fail "windows left open for node 1"; }
 rmmod smartio_ntb smartio

@@ -43,9 +43,10 @@ echo "node1: edu copied sum $sum, segment 7 + 1 MiB holds sum $mine"
 [ "$sum" = "$mine" ] || fail "segment 7 does not hold what edu copied"
 vmctl barrier edu_checked
 
-# Busy while attached elsewhere? Not here: remove both, then they are gone.
-smartio-seg remove 8
-smartio-seg remove 7
+# Node 1 let go of both (its closing may come a little after): remove
+# both, then they are gone.
+segment_remove 8
+segment_remove 7
 [ "$(smartioctl -j segment list)" = "[]" ] || fail "segments listed after removal"
 rc=0
 smartio-seg sum local 7 2>/dev/null || rc=$?

@@ -77,7 +77,7 @@ if [ "$NODE_ID" = 2 ]; then
 	sum=$(vmctl get sum)
 	[ "$(smartio-seg sum local 7)" = "$sum" ] ||
 		fail "segment 7 does not hold what node 1 wrote"
-	smartio-seg remove 7
+	segment_remove 7
 else
 	vmctl barrier created
 	sum=$(smartio-seg fill 2 7 0x5eed) || fail "cannot fill node 2's segment 7"

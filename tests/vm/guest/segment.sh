@@ -30,3 +30,12 @@ windows_idle() {
 	! grep '^  windows ' "$adapters" |
 		grep -v '^  windows lut 0/[0-9]* direct 0/[0-9]* inbound 0$'
 }
+
+# segment_remove ID: removes local segment ID, which must have no node
+# connected to it any more. A node's closing of its connection reaches us
+# as an event (ntb/segment.c, SEGMENT_DISCONNECT) a little after its
+# process let go, so EBUSY is tried again for 10 s.
+segment_remove() {
+	wait_until 10 smartio-seg remove "$1" 2>/dev/null ||
+		fail "segment $1 not removable: $(smartio-seg remove "$1" 2>&1)"
+}

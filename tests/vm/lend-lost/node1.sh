@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Node 2 lends its NVMe to node 1, reclaims it, lends it again until its
-# VM is killed; then boots again and lends nothing.
+# VM is killed; then boots again and lends nothing, joining node 1 only
+# once node 1 saw it gone.
 set -eu
 # shellcheck source=../guest/lend.sh
 . /usr/local/lib/vmtest/lend.sh
 
+[ "$BOOT" = 1 ] || vmctl barrier rebooted
 load_lend
 wait_until 60 joined 1 || { show_adapters; fail "node 1 never joined"; }
 if [ "$BOOT" = 1 ]; then
@@ -23,7 +25,6 @@ if [ "$BOOT" = 1 ]; then
 	sleep 100000	# until node 1 kills this VM
 	exit 1
 fi
-vmctl barrier rebooted
 vmctl barrier finished
 rmmod smartio_lend smartio_ntb smartio
 ntb_unload

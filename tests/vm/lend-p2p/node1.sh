@@ -60,8 +60,9 @@ vmctl barrier strayed
 read -r _ state <$guard
 [ "$state" = intact ] || fail "the borrowed edu's stray DMA changed our page at $guard_phys"
 requester=${edu#0000:}
+# Logged from the fault interrupt, maybe a little after node 1 went on.
 for addr in "$guard_phys" 0x1000 "$(printf 0x%x "$(vmctl get nvme_bar2)")"; do
-	dmesg | grep -q "DMAR: \[DMA Write NO_PASID\] Request device \[$requester\] fault addr $addr " ||
+	wait_until 10 sh -c "dmesg | grep -q 'DMAR: \[DMA Write NO_PASID\] Request device \[$requester\] fault addr $addr '" ||
 		fail "no DMAR fault for edu $edu at $addr"
 done
 phase_end buffer-returned

@@ -29,7 +29,9 @@ host_reads_synced "$bdf" "$sum"
 vmctl barrier unloaded
 vmctl barrier checked
 if [ "$UNLOADER" != lender ]; then
-	smartio-seg remove 8
+	# Node 1's connection goes as it leaves, which we see a little after.
+	wait_until 30 smartio-seg remove 8 2>/dev/null ||
+		fail "segment 8 not removable once node 1 left"
 	rmmod smartio_lend smartio_ntb smartio
 	ntb_unload
 fi

@@ -13,10 +13,11 @@ pci_enable "$1"
 R=$(bar "$1" 0)
 
 if [ "$BOOT" -gt 1 ]; then
-	# After node0 cut our power: link up again, then power off.
+	# After node0 cut our power, once it saw us gone: link up again,
+	# then power off.
+	vmctl barrier back
 	w32 "$R" "$(SPAD 5)" 0x55555555
 	w32 "$R" $LINK_CTRL 1
-	vmctl barrier back
 	wait_reg "$R" $LINK_STATUS $LINK_UP 10 || fail "link not up after reboot"
 	vmctl barrier reconnected
 	wait_reg "$R" $DB_STATUS 0x10 10 || fail "doorbell after reconnect missing"
