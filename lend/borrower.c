@@ -40,6 +40,7 @@ static DEFINE_SPINLOCK(smartio_shadows_lock);
  * @fdid: The device.
  * @ops: What the user is told, or NULL.
  * @priv: The user's, passed back to @ops.
+ * @user_ranges: The device addresses the user maps memory at.
  *
  * Allocated by smartio_borrow(), and the user's until smartio_give_back()
  * frees it; the shadow points back to it (smartio_shadow.user).
@@ -50,6 +51,7 @@ struct smartio_borrowed {
 	u32 fdid;
 	const struct smartio_borrow_ops *ops;
 	void *priv;
+	struct smartio_dma_range user_ranges[SMARTIO_BORROW_USER_RANGES];
 };
 
 /* Called with smartio_borrower_lock held. */
@@ -194,8 +196,12 @@ static int smartio_borrower_check(u32 fdid, struct netlink_ext_ack *extack)
 	}
 }
 
-/* Asks the lender for the device; sets @sh up from its answer. */
+/*
+ * Asks the lender for the device, for @user (NULL: the node); sets @sh up
+ * from its answer.
+ */
 static int smartio_borrower_request(struct smartio_shadow *sh,
+				    const struct smartio_borrowed *user,
 				    struct smartio_borrow_resp *resp,
 				    struct netlink_ext_ack *extack)
 {
@@ -206,12 +212,22 @@ static int smartio_borrower_request(struct smartio_shadow *sh,
 		.msi_addr = cpu_to_le64(SMARTIO_MSI_ADDR),
 		.msi_size = cpu_to_le64(SMARTIO_MSI_SIZE),
 	};
-	int ret;
+	bool user_ranges = false;
+	int i, ret;
 
+	for (i = 0; user && i < SMARTIO_BORROW_USER_RANGES; i++) {
+		req.user_ranges[i].start = cpu_to_le64(user->user_ranges[i].start);
+		req.user_ranges[i].size = cpu_to_le64(user->user_ranges[i].size);
+		user_ranges |= !!user->user_ranges[i].size;
+	}
 	ret = smartio_lend_call(sh->lender, SMARTIO_MSG_OP_BORROW, &req,
 				sizeof(req), resp, sizeof(*resp),
 				SMARTIO_LEND_TIMEOUT);
-	if (ret)
+	if (ret == -EOPNOTSUPP && user_ranges)
+		NL_SET_ERR_MSG(extack, "the lender has no IOMMU to put memory at the device addresses the user chooses");
+	else if (ret == -ENOSPC && user_ranges)
+		NL_SET_ERR_MSG(extack, "the lender has no room for the device's windows clear of the device addresses the user maps at");
+	else if (ret)
 		smartio_borrow_error(ret, extack);
 	return ret;
 }
@@ -276,7 +292,7 @@ static int smartio_borrower_create(u32 fdid, const char *driver,
 		sh->dma_size = smartio_ram_end();
 	sh->ntb = pci_dev_get(to_pci_dev(ntb));
 
-	ret = smartio_borrower_request(sh, resp, extack);
+	ret = smartio_borrower_request(sh, user, resp, extack);
 	if (ret) {
 		if (smartio_borrow_maybe_lent(ret))
 			smartio_borrower_undo(sh, ret);
@@ -347,6 +363,8 @@ static void smartio_borrower_tell_user(struct smartio_shadow *sh)
 	lockdep_assert_held(&smartio_borrower_lock);
 	if (!b)
 		return;
+	/* Before the user frees the pages, if it does in its callback. */
+	smartio_user_dma_drop(sh);
 	if (b->ops && b->ops->lost)
 		b->ops->lost(b, b->priv);
 	WRITE_ONCE(b->sh, NULL);
@@ -464,14 +482,24 @@ int smartio_borrower_give_back(u32 fdid, struct netlink_ext_ack *extack)
 	return ret;
 }
 
+/* Whole pages, none wrapping (size 0: unused): what the lender takes. */
+static bool smartio_borrow_user_ranges_ok(const struct smartio_dma_range *r)
+{
+	int i;
+
+	for (i = 0; i < SMARTIO_BORROW_USER_RANGES; i++)
+		if (r[i].size && !smartio_user_dma_range_ok(r[i].start,
+							    r[i].size))
+			return false;
+	return true;
+}
+
 /**
  * smartio_borrow() - Borrow a device of the cluster for a kernel user.
  * @fdid: The device.
- * @driver: The only driver that may bind to its shadow device, by name;
- *	SMARTIO_BORROW_NO_DRIVER for none (the user drives it through the
- *	PCI API), NULL for whichever matches, as smartioctl borrow.
- * @ops: What the user is told of the device (its loss), or NULL.
- * @priv: Passed back to @ops.
+ * @args: Which driver may bind to its shadow device, what the user is
+ *	told, and where it maps memory (struct smartio_borrow_args); NULL
+ *	for any driver, nothing told and nothing mapped.
  * @extack: Why a borrow failed, in one message.
  *
  * Asks the device's lender for it and puts its shadow device on a bus of
@@ -484,17 +512,26 @@ int smartio_borrower_give_back(u32 fdid, struct netlink_ext_ack *extack)
  * Return: The handle, the caller's until smartio_give_back(), or an
  * ERR_PTR(): -ENOENT (no such device), -EACCES (not available for
  * lending), -EBUSY (borrowed already), -EHOSTUNREACH (its lender is not
- * reachable), or another -errno the lender or this node gave.
+ * reachable), -EINVAL (a user range not in whole pages), -EOPNOTSUPP
+ * (user ranges, and the lender has no IOMMU), -ENOSPC (no room for the
+ * device's windows clear of them), or another -errno the lender or this
+ * node gave.
  */
-struct smartio_borrowed *smartio_borrow(u32 fdid, const char *driver,
-					const struct smartio_borrow_ops *ops,
-					void *priv,
+struct smartio_borrowed *smartio_borrow(u32 fdid,
+					const struct smartio_borrow_args *args,
 					struct netlink_ext_ack *extack)
 {
+	static const struct smartio_borrow_args any = {};
 	struct smartio_device_info *info;
 	struct smartio_borrowed *b;
 	int ret;
 
+	if (!args)
+		args = &any;
+	if (!smartio_borrow_user_ranges_ok(args->user_ranges)) {
+		NL_SET_ERR_MSG(extack, "a range of device addresses is not in whole pages");
+		return ERR_PTR(-EINVAL);
+	}
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	info = kzalloc(sizeof(*info), GFP_KERNEL);
 	if (!b || !info) {
@@ -502,9 +539,10 @@ struct smartio_borrowed *smartio_borrow(u32 fdid, const char *driver,
 		goto err;
 	}
 	b->fdid = fdid;
-	b->ops = ops;
-	b->priv = priv;
-	ret = smartio_borrower_create(fdid, driver, b, info, extack);
+	b->ops = args->ops;
+	b->priv = args->priv;
+	memcpy(b->user_ranges, args->user_ranges, sizeof(b->user_ranges));
+	ret = smartio_borrower_create(fdid, args->driver, b, info, extack);
 	if (ret)
 		goto err;
 	kfree(info);
@@ -521,9 +559,11 @@ EXPORT_SYMBOL_GPL(smartio_borrow);
  * smartio_give_back() - Return a device a kernel user borrowed.
  * @b: Its handle, from smartio_borrow(); freed.
  *
- * The shadow's driver, if any, lets go of it while the lender waits with
- * the function running, and the lender takes it back. A device lost
- * meanwhile has nothing left to return: only the handle goes.
+ * What the user left mapped with smartio_borrowed_dma_map() is unmapped,
+ * the function's DMA stopped first; the shadow's driver, if any, lets go
+ * of it while the lender waits with the function running, and the lender
+ * takes it back. A device lost meanwhile has nothing left to return: only
+ * the handle goes.
  *
  * Context: Process context; sleeps.
  */
@@ -536,6 +576,7 @@ void smartio_give_back(struct smartio_borrowed *b)
 	if (sh) {
 		sh->user = NULL;
 		WRITE_ONCE(b->sh, NULL);
+		smartio_user_dma_drop(sh);
 		smartio_borrower_return(sh, "");
 	}
 	mutex_unlock(&smartio_borrower_lock);
@@ -607,6 +648,75 @@ int smartio_borrowed_reset(struct smartio_borrowed *b)
 	return pci_reset_function(b->pdev);
 }
 EXPORT_SYMBOL_GPL(smartio_borrowed_reset);
+
+/**
+ * smartio_borrowed_dma_map() - Let a borrowed device reach memory at an
+ *	address of the caller's choosing.
+ * @b: Its handle.
+ * @dev_addr: The device address of the first page (a guest-physical one,
+ *	for mdev), page aligned.
+ * @pages: The memory, pinned by the caller until it is unmapped.
+ * @npages: How many pages; they appear in order from @dev_addr.
+ * @prot: IOMMU_READ and/or IOMMU_WRITE: the device reads, writes them.
+ *
+ * The pages go into this node's IOVA window, and the function's IOMMU
+ * domain on its lender maps [@dev_addr, @dev_addr + @npages pages) onto
+ * them there: one message, nothing per I/O. This node's IOMMU must
+ * translate its NTB's inbound DMA (an IOVA window), and the lender must
+ * have an IOMMU. The range must stay clear of the device's own windows,
+ * which the lender lays out of the user's ranges named at the borrow
+ * (smartio_borrow_args.user_ranges), of what else the lender's domain
+ * holds, and of the ranges mapped before.
+ *
+ * Context: Process context; sleeps, up to a message's timeout.
+ * Return: 0; -ENODEV if the device is lost, -EINVAL for a range not in
+ * whole pages or a wrong @prot, -EEXIST where the range meets one mapped
+ * before or what the lender's domain holds, -EOPNOTSUPP where either
+ * node lacks its IOMMU, -ENOMEM or -ENOSPC when a window or the lender
+ * has no room, or another -errno of the fabric. A refusal logs one line
+ * that says why.
+ */
+int smartio_borrowed_dma_map(struct smartio_borrowed *b, u64 dev_addr,
+			     struct page **pages, unsigned int npages,
+			     int prot)
+{
+	int ret = -ENODEV;
+
+	mutex_lock(&smartio_borrower_lock);
+	if (b->sh)
+		ret = smartio_user_dma_borrower_map(b->sh, dev_addr, pages,
+						    npages, prot);
+	mutex_unlock(&smartio_borrower_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(smartio_borrowed_dma_map);
+
+/**
+ * smartio_borrowed_dma_unmap() - Undo smartio_borrowed_dma_map().
+ * @b: Its handle.
+ * @dev_addr: As mapped.
+ * @size: The bytes mapped: all of one range.
+ *
+ * Once this returns, the device reaches the range's pages no more, and
+ * the caller may unpin them. A device that was lost, or given back, has
+ * nothing mapped any more.
+ *
+ * Context: Process context; sleeps, up to a message's timeout.
+ * Return: 0, or -ENOENT if no such range is mapped (and the device was
+ * not lost).
+ */
+int smartio_borrowed_dma_unmap(struct smartio_borrowed *b, u64 dev_addr,
+			       u64 size)
+{
+	int ret = 0;
+
+	mutex_lock(&smartio_borrower_lock);
+	if (b->sh)
+		ret = smartio_user_dma_borrower_unmap(b->sh, dev_addr, size);
+	mutex_unlock(&smartio_borrower_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(smartio_borrowed_dma_unmap);
 
 /**
  * smartio_borrower_local_name() - Name the shadow of a device we borrow.

@@ -9,6 +9,7 @@
 
 #include <linux/list.h>
 #include <linux/pci.h>
+#include <linux/rbtree.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -80,10 +81,18 @@ struct smartio_device_wire {
 	char pci_name[SMARTIO_PCI_NAME_MAX];
 };
 
+/* A range: of device addresses, or of the borrower's bus addresses. */
+struct smartio_range_wire {
+	__le64 start;
+	__le64 size;
+};
+
 /*
  * SMARTIO_MSG_OP_BORROW request: the borrower's bus ranges the device
  * must reach, for DMA and for MSI writes (the lender opens windows onto
- * both).
+ * both), and the device addresses its kernel user will map memory at
+ * (smartio_borrow_args.user_ranges; size 0: none), which those windows
+ * keep clear of in the function's IOMMU domain.
  */
 struct smartio_borrow_req {
 	__le32 fdid;
@@ -92,6 +101,25 @@ struct smartio_borrow_req {
 	__le64 dma_size;
 	__le64 msi_addr;
 	__le64 msi_size;
+	struct smartio_range_wire user_ranges[SMARTIO_BORROW_USER_RANGES];
+};
+
+/* smartio_dma_map_req.flags: the device reads, writes the memory. */
+#define SMARTIO_DMA_MAP_READ	BIT(0)
+#define SMARTIO_DMA_MAP_WRITE	BIT(1)
+
+/*
+ * SMARTIO_MSG_OP_DMA_MAP request: the function is to reach @size bytes
+ * of the borrower's DMA range, from @offset in it, at device address
+ * @dev_addr, SMARTIO_DMA_MAP_* @flags. SMARTIO_MSG_OP_DMA_UNMAP: undo the
+ * one made with the same fields (@flags 0). user_dma.c.
+ */
+struct smartio_dma_map_req {
+	__le32 fdid;
+	__le32 flags;
+	__le64 dev_addr;
+	__le64 offset;
+	__le64 size;
 };
 
 /* A memory BAR, as the borrower maps it: the lender's bus address. */
@@ -202,6 +230,19 @@ struct smartio_shadow_dynamic {
 };
 
 /**
+ * struct smartio_user_dma - Ranges mapped at device addresses a kernel user
+ *	chose (user_dma.c), on the lender (a lent function's) or on the
+ *	borrower (a shadow's).
+ * @ranges: Interval tree of struct smartio_user_dma_range, by device
+ *	address.
+ * @count: How many ranges it holds.
+ */
+struct smartio_user_dma {
+	struct rb_root_cached ranges;
+	unsigned int count;
+};
+
+/**
  * struct smartio_shadow - A borrowed function on the borrower (shadow.c).
  * @list: Entry in the borrower's list (borrower.c).
  * @fdid: The function.
@@ -254,6 +295,8 @@ struct smartio_shadow_dynamic {
  *	smartioctl return gives back.
  * @driver: The only driver that may bind to the shadow (driver_override;
  *	"": none), NULL for any, until smartio_shadow_create().
+ * @user_dma: What @user mapped at addresses of its choosing; the owner
+ *	of those ranges in @iova. Protected by smartio_borrower_lock.
  */
 struct smartio_shadow {
 	struct list_head list;
@@ -294,6 +337,7 @@ struct smartio_shadow {
 	bool closing;
 	struct smartio_borrowed *user;
 	const char *driver;
+	struct smartio_user_dma user_dma;
 };
 
 static inline struct smartio_shadow *
@@ -371,6 +415,38 @@ int smartio_p2p_join(struct smartio_p2p_member *m);
 void smartio_p2p_leave(struct smartio_p2p_member *m);
 u32 smartio_p2p_bridge_id(struct pci_dev *pdev);
 bool smartio_p2p_clash(struct pci_dev *pdev, u64 start, u64 size, u64 *next);
+
+/**
+ * struct smartio_user_dma_target - A lent function's side of user_dma.c.
+ * @pdev: The function.
+ * @domain: Its IOMMU domain, NULL where this host has none.
+ * @window: Our window onto its borrower's DMA range: its physical address.
+ * @window_size: The range's size (0 without @domain).
+ * @fixed: Its lending: its borrower, and the windows its domain holds.
+ */
+struct smartio_user_dma_target {
+	struct pci_dev *pdev;
+	struct iommu_domain *domain;
+	phys_addr_t window;
+	u64 window_size;
+	const struct smartio_p2p_member *fixed;
+};
+
+/* user_dma.c */
+bool smartio_user_dma_range_ok(u64 start, u64 size);
+void smartio_user_dma_clear(struct smartio_user_dma *ud);
+int smartio_user_dma_map(struct smartio_user_dma *ud,
+			 const struct smartio_user_dma_target *t,
+			 const struct smartio_dma_map_req *req);
+int smartio_user_dma_unmap(struct smartio_user_dma *ud,
+			   const struct smartio_user_dma_target *t,
+			   const struct smartio_dma_map_req *req);
+int smartio_user_dma_borrower_map(struct smartio_shadow *sh, u64 start,
+				  struct page **pages, unsigned int npages,
+				  int prot);
+int smartio_user_dma_borrower_unmap(struct smartio_shadow *sh, u64 start,
+				    u64 size);
+void smartio_user_dma_drop(struct smartio_shadow *sh);
 
 /* lendable.c */
 int smartio_lendable(struct pci_dev *pdev, struct netlink_ext_ack *extack);

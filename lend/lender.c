@@ -86,6 +86,10 @@
  *	unavailable once back.
  * @rebind: Unavailable since the stub driver let go of it: its host
  *	driver is to get it back (smartio_lender_rebind_work()).
+ * @user_ranges: Device addresses the borrower's kernel user maps memory
+ *	at, as its borrow named them: @domain's windows keep clear of them.
+ * @user_dma: What the borrower's kernel user mapped at addresses of its
+ *	choosing (user_dma.c), in @domain.
  *
  * Every field but @pdev is protected by smartio_lender_lock, but what
  * lending sets up (@domain to @p2p), which only the taker, holding the
@@ -118,6 +122,8 @@ struct smartio_lent {
 	bool releasing;
 	bool unbound;
 	bool rebind;
+	struct smartio_dma_range user_ranges[SMARTIO_BORROW_USER_RANGES];
+	struct smartio_user_dma user_dma;
 };
 
 /*
@@ -562,6 +568,8 @@ static void smartio_lent_teardown(struct smartio_lent *lent)
 		iommu_domain_free(lent->domain);
 		lent->domain = NULL;
 	}
+	/* Their mappings went with the domain. */
+	smartio_user_dma_clear(&lent->user_dma);
 	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
 		smartio_node_revoke(lent->bar_grant[i]);
 		lent->bar_grant[i] = NULL;
@@ -798,27 +806,31 @@ static void smartio_lender_rebind_work(struct work_struct *work)
 
 /*
  * The lowest IOVA in [@from, @last] aligned to @align where @size bytes lie
- * clear of [@busy, @busy + @busy_size), of every region in @resv and of
- * the BARs under @pdev's host bridge (smartio_p2p_clash()); 0 if there is
- * none.
+ * clear of the @nr_busy ranges at @busy (size 0: none), of every region in
+ * @resv and of the BARs under @pdev's host bridge (smartio_p2p_clash());
+ * 0 if there is none.
  */
 static u64 smartio_lent_fit(struct pci_dev *pdev,
-			    const struct list_head *resv, u64 busy,
-			    u64 busy_size, u64 size, u64 align, u64 from,
-			    u64 last)
+			    const struct list_head *resv,
+			    const struct smartio_dma_range *busy,
+			    unsigned int nr_busy, u64 size, u64 align,
+			    u64 from, u64 last)
 {
 	const struct iommu_resv_region *r;
 	u64 iova = ALIGN(from, align);
+	unsigned int i;
 	u64 next;
 
 again:
 	/* Each retry moves up past what was in the way: it ends. */
 	if (iova < from || iova + size - 1 < iova || iova + size - 1 > last)
 		return 0;
-	if (busy_size && iova <= busy + busy_size - 1 &&
-	    busy <= iova + size - 1) {
-		iova = ALIGN(busy + busy_size, align);
-		goto again;
+	for (i = 0; i < nr_busy; i++) {
+		if (busy[i].size && iova <= busy[i].start + busy[i].size - 1 &&
+		    busy[i].start <= iova + size - 1) {
+			iova = ALIGN(busy[i].start + busy[i].size, align);
+			goto again;
+		}
 	}
 	if (smartio_p2p_clash(pdev, iova, size, &next)) {
 		iova = ALIGN(next, align);
@@ -864,9 +876,10 @@ static u64 smartio_lent_align(u64 size)
  * there is an interrupt of this host, never translated) and RMRRs (memory
  * firmware still uses), nor over a BAR or bridge window under the
  * function's host bridge: its peers' BARs are mapped at their bus
- * addresses (p2p.c). What does not fit below 4 GiB goes where it always
- * went: the interrupt window at 4 GiB, the DMA window at 8 GiB, or above
- * what is in the way there.
+ * addresses (p2p.c), nor over the device addresses the borrower's kernel
+ * user maps memory at (@lent->user_ranges: a guest's RAM). What does not
+ * fit below 4 GiB goes where it always went: the interrupt window at
+ * 4 GiB, the DMA window at 8 GiB, or above what is in the way there.
  *
  * Return: 0, or -ENOSPC if the domain has no room for a window.
  */
@@ -880,9 +893,14 @@ static int smartio_lent_layout(struct smartio_lent *lent, u64 dma_size,
 	u64 floor = max_t(u64, geo->aperture_start, SMARTIO_LEND_IOVA_FLOOR);
 	u64 dma_align = smartio_lent_align(dma_size);
 	u64 msi_align = smartio_lent_align(msi_size);
+	struct smartio_dma_range busy[SMARTIO_BORROW_USER_RANGES + 1];
+	unsigned int nr_busy = SMARTIO_BORROW_USER_RANGES;
 	struct iommu_group *group;
 	LIST_HEAD(resv);
 	int ret;
+
+	/* The user's ranges, then (for the interrupt window) the DMA window. */
+	memcpy(busy, lent->user_ranges, sizeof(lent->user_ranges));
 
 	group = iommu_group_get(&lent->pdev->dev);
 	if (!group)
@@ -892,25 +910,29 @@ static int smartio_lent_layout(struct smartio_lent *lent, u64 dma_size,
 	if (ret)
 		goto out;
 
-	*dma_iova = smartio_lent_fit(pdev, &resv, 0, 0, dma_size, dma_align,
-				     floor, last32);
+	*dma_iova = smartio_lent_fit(pdev, &resv, busy, nr_busy, dma_size,
+				     dma_align, floor, last32);
 	if (!*dma_iova)
-		*dma_iova = smartio_lent_fit(pdev, &resv, 0, 0, dma_size,
-					     dma_align,
+		*dma_iova = smartio_lent_fit(pdev, &resv, busy, nr_busy,
+					     dma_size, dma_align,
 					     max_t(u64, floor,
 						   SMARTIO_LEND_DMA_IOVA),
 					     last);
-	*msi_iova = smartio_lent_fit(pdev, &resv, *dma_iova, dma_size,
-				     msi_size, msi_align, floor, last32);
+	busy[nr_busy++] = (struct smartio_dma_range) { *dma_iova, dma_size };
+	*msi_iova = smartio_lent_fit(pdev, &resv, busy, nr_busy, msi_size,
+				     msi_align, floor, last32);
 	if (!*msi_iova)
-		*msi_iova = smartio_lent_fit(pdev, &resv, *dma_iova, dma_size,
+		*msi_iova = smartio_lent_fit(pdev, &resv, busy, nr_busy,
 					     msi_size, msi_align,
 					     max_t(u64, floor,
 						   SMARTIO_LEND_MSI_IOVA),
 					     last);
 	if (!*dma_iova || !*msi_iova) {
-		pci_err(lent->pdev, "no room in its IOMMU domain for a %#llx-byte DMA window and a %#llx-byte interrupt window\n",
-			dma_size, msi_size);
+		pci_err(lent->pdev, "no room in its IOMMU domain for a %#llx-byte DMA window and a %#llx-byte interrupt window%s\n",
+			dma_size, msi_size,
+			lent->user_ranges[0].size ?
+			" clear of the addresses its borrower's user maps at" :
+			"");
 		ret = -ENOSPC;
 	}
 out:
@@ -937,6 +959,32 @@ static int smartio_lent_map(struct smartio_lent *lent,
 }
 
 /*
+ * Takes the device addresses the borrower's user maps memory at from
+ * @req into @lent: whole pages, none wrapping. Returns whether there are
+ * any, or -EINVAL.
+ */
+static int smartio_lent_user_ranges(struct smartio_lent *lent,
+				    const struct smartio_borrow_req *req)
+{
+	struct smartio_dma_range *r = lent->user_ranges;
+	bool any = false;
+	int i;
+
+	for (i = 0; i < SMARTIO_BORROW_USER_RANGES; i++) {
+		r[i].start = le64_to_cpu(req->user_ranges[i].start);
+		r[i].size = le64_to_cpu(req->user_ranges[i].size);
+		if (!r[i].size) {
+			r[i].start = 0;
+			continue;
+		}
+		if (!smartio_user_dma_range_ok(r[i].start, r[i].size))
+			return -EINVAL;
+		any = true;
+	}
+	return any;
+}
+
+/*
  * Lends @lent to @node: the function gets its own IOMMU domain holding the
  * windows onto the borrower's DMA and MSI ranges, its BARs are offered to
  * the borrower, and @resp tells where everything is. Called with
@@ -953,10 +1001,11 @@ static int smartio_lent_setup(struct smartio_lent *lent, u16 node,
 	struct pci_dev *pdev = lent->pdev;
 	u64 dma_iova = 0, msi_iova = 0;
 	u64 dma_base, msi_base;
-	int i, ret;
+	int i, ret, user_ranges;
 
+	user_ranges = smartio_lent_user_ranges(lent, req);
 	if (!dma_size || !msi_size || !PAGE_ALIGNED(dma_addr) ||
-	    !PAGE_ALIGNED(msi_addr))
+	    !PAGE_ALIGNED(msi_addr) || user_ranges < 0)
 		return -EINVAL;
 	lent->borrower = node;
 	lent->state = SMARTIO_DEVICE_STATE_BORROWED;
@@ -1002,6 +1051,9 @@ static int smartio_lent_setup(struct smartio_lent *lent, u16 node,
 			return ret;
 		}
 	}
+	/* Only an IOMMU puts memory at the addresses a user chooses. */
+	if (user_ranges && !lent->domain)
+		return -EOPNOTSUPP;
 
 	if (lent->domain) {
 		ret = smartio_lent_layout(lent, PAGE_ALIGN(dma_size),
@@ -1319,6 +1371,46 @@ unlock:
 }
 
 /*
+ * Messaging handler of a borrower's DMA_MAP and DMA_UNMAP (user_dma.c):
+ * requests, and an unmap as an event too (a map the borrower gave up
+ * waiting for). Only for a function lent to @node_id and not being taken
+ * back: taking it back frees its domain, and its ranges with it.
+ */
+static int smartio_lender_dma_handler(u16 node_id,
+				      const struct smartio_msg *req,
+				      void *resp, u32 *resp_len)
+{
+	const struct smartio_dma_map_req *r = req->payload;
+	struct smartio_user_dma_target t;
+	struct smartio_lent *lent;
+	int ret;
+
+	if (req->len != sizeof(*r) ||
+	    (req->op == SMARTIO_MSG_OP_DMA_MAP && !resp))
+		return -EINVAL;
+	mutex_lock(&smartio_lender_lock);
+	lent = smartio_lent_config_find(le32_to_cpu(r->fdid), node_id, &ret);
+	if (!lent || lent->state != SMARTIO_DEVICE_STATE_BORROWED) {
+		ret = ret ?: -ESHUTDOWN;	/* being returned, or taken back */
+		goto unlock;
+	}
+	t = (struct smartio_user_dma_target) {
+		.pdev = lent->pdev,
+		.domain = lent->domain,
+		.window = smartio_remote_phys(lent->dma_win),
+		.window_size = lent->p2p.windows[0].size,
+		.fixed = &lent->p2p,
+	};
+	if (req->op == SMARTIO_MSG_OP_DMA_MAP)
+		ret = smartio_user_dma_map(&lent->user_dma, &t, r);
+	else
+		ret = smartio_user_dma_unmap(&lent->user_dma, &t, r);
+unlock:
+	mutex_unlock(&smartio_lender_lock);
+	return ret;
+}
+
+/*
  * Takes a device back from a live borrower: the function stops (no more
  * DMA), the borrower is told and removes its shadow as a surprise removal,
  * then returns the device; the windows close when it has, so that none of
@@ -1481,6 +1573,8 @@ static const struct {
 	{ SMARTIO_MSG_OP_CONFIG_WRITE, smartio_lender_config_handler },
 	{ SMARTIO_MSG_OP_CONFIG_READ, smartio_lender_config_handler },
 	{ SMARTIO_MSG_OP_RESET, smartio_lender_config_handler },
+	{ SMARTIO_MSG_OP_DMA_MAP, smartio_lender_dma_handler },
+	{ SMARTIO_MSG_OP_DMA_UNMAP, smartio_lender_dma_handler },
 };
 
 static void smartio_lender_handlers_unregister(unsigned int n)

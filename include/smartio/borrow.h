@@ -14,6 +14,7 @@
 #include <linux/types.h>
 
 struct netlink_ext_ack;
+struct page;
 struct pci_dev;
 struct smartio_borrowed;
 
@@ -23,8 +24,9 @@ struct smartio_borrowed;
  *	it back, or this node leaves its lender. Called once, in process
  *	context, before its shadow device is removed, with smartio_lend's
  *	borrower lock held: it must end the user's use of the device (zap
- *	its mappings, free its interrupt vectors) and may not call
- *	smartio_borrow(), smartio_give_back() or smartio_borrowed_reset().
+ *	its mappings, free its interrupt vectors) and may call none of the
+ *	functions below. What the user mapped with
+ *	smartio_borrowed_dma_map() is unmapped already: its pages may go.
  *	Once it returns the shadow is removed; a lost one reads all-ones and
  *	maps nothing, as a function that fell off its bus. The user still
  *	gives the handle back.
@@ -34,19 +36,56 @@ struct smartio_borrow_ops {
 };
 
 /*
- * smartio_borrow()'s @driver for a shadow that no driver binds to: its
+ * smartio_borrow_args.driver for a shadow that no driver binds to: its
  * user drives it through the PCI API itself.
  */
 #define SMARTIO_BORROW_NO_DRIVER	""
 
-struct smartio_borrowed *smartio_borrow(u32 fdid, const char *driver,
-					const struct smartio_borrow_ops *ops,
-					void *priv,
+/* How many ranges smartio_borrow_args.user_ranges holds. */
+#define SMARTIO_BORROW_USER_RANGES	4
+
+/**
+ * struct smartio_dma_range - Device addresses [@start, @start + @size).
+ * @start: First address, page aligned.
+ * @size: Bytes, page aligned; 0 for an unused entry.
+ */
+struct smartio_dma_range {
+	u64 start;
+	u64 size;
+};
+
+/**
+ * struct smartio_borrow_args - How a kernel user borrows a device.
+ * @driver: The only driver that may bind to the shadow (its
+ *	driver_override), SMARTIO_BORROW_NO_DRIVER for none, NULL for
+ *	whichever matches (as smartioctl borrow).
+ * @ops: What the user is told; may be NULL.
+ * @priv: Passed to @ops.
+ * @user_ranges: Device addresses the user will map memory at with
+ *	smartio_borrowed_dma_map() (a guest's RAM, for mdev): the lender
+ *	lays the device's own windows onto this node (DMA and interrupts)
+ *	out of them, or refuses the borrow (-ENOSPC) where they leave no
+ *	room. All zero where the user maps nothing.
+ */
+struct smartio_borrow_args {
+	const char *driver;
+	const struct smartio_borrow_ops *ops;
+	void *priv;
+	struct smartio_dma_range user_ranges[SMARTIO_BORROW_USER_RANGES];
+};
+
+struct smartio_borrowed *smartio_borrow(u32 fdid,
+					const struct smartio_borrow_args *args,
 					struct netlink_ext_ack *extack);
 void smartio_give_back(struct smartio_borrowed *b);
 struct pci_dev *smartio_borrowed_pci_dev(const struct smartio_borrowed *b);
 u32 smartio_borrowed_fdid(const struct smartio_borrowed *b);
 bool smartio_borrowed_lost(const struct smartio_borrowed *b);
 int smartio_borrowed_reset(struct smartio_borrowed *b);
+int smartio_borrowed_dma_map(struct smartio_borrowed *b, u64 dev_addr,
+			     struct page **pages, unsigned int npages,
+			     int prot);
+int smartio_borrowed_dma_unmap(struct smartio_borrowed *b, u64 dev_addr,
+			       u64 size);
 
 #endif /* _SMARTIO_BORROW_H */

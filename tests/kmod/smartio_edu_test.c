@@ -61,14 +61,7 @@
 #include <linux/slab.h>
 
 #include "smartio/ntb.h"
-
-#define EDU_DMA_SRC	0x80
-#define EDU_DMA_DST	0x88
-#define EDU_DMA_CNT	0x90
-#define EDU_DMA_CMD	0x98
-#define EDU_DMA_RUN	0x1
-#define EDU_DMA_TO_RAM	0x2	/* direction: edu's buffer to the bus */
-#define EDU_BUF		0x40000
+#include "edu.h"
 
 /* Bytes per copy: edu's buffer is 4 KiB and a DMA must stay inside it. */
 #define SMARTIO_EDU_LEN	2048
@@ -102,27 +95,10 @@ static void smartio_edu_pattern(u64 *words, u64 seed)
 	}
 }
 
-/*
- * One edu DMA, waiting for its end (edu runs it from a timer). The bound is
- * for a DMA that never ends, not a speed: a peer-to-peer read through two
- * NTB hops is hundreds of round trips over the emulated cable, which a
- * loaded machine can stretch to seconds.
- */
 static int smartio_edu_dma(struct smartio_edu *edu, u64 src, u64 dst, u32 cmd)
 {
-	u32 status;
-	int ret;
-
-	writeq(src, edu->regs + EDU_DMA_SRC);
-	writeq(dst, edu->regs + EDU_DMA_DST);
-	writeq(SMARTIO_EDU_LEN, edu->regs + EDU_DMA_CNT);
-	writel(cmd | EDU_DMA_RUN, edu->regs + EDU_DMA_CMD);
-	ret = readl_poll_timeout(edu->regs + EDU_DMA_CMD, status,
-				 !(status & EDU_DMA_RUN), 10000, 60000000);
-	if (ret)
-		dev_err(&edu->pdev->dev, "DMA %#llx -> %#llx did not end\n",
-			src, dst);
-	return ret;
+	return edu_dma(edu->regs, &edu->pdev->dev, src, dst, SMARTIO_EDU_LEN,
+		       cmd);
 }
 
 static int smartio_edu_copy(struct smartio_edu *edu, u16 node, u32 segment,

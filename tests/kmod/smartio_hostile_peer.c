@@ -17,8 +17,9 @@
  *
  *  - an op: one with a handler (ECHO, SEGMENT_INFO, DEVICE_NEXT, BORROW,
  *    RETURN, CONFIG_WRITE, RECLAIMED, CONFIG_READ, RESET,
- *    SEGMENT_DISCONNECT, SEGMENT_REVOKE, RETURNING), the retired 3, one
- *    without (15-63), or one past SMARTIO_MSG_OP_MAX; never LEAVING (14),
+ *    SEGMENT_DISCONNECT, SEGMENT_REVOKE, RETURNING, DMA_MAP, DMA_UNMAP),
+ *    the retired 3, one without (17-63), or one past
+ *    SMARTIO_MSG_OP_MAX; never LEAVING (14),
  *    which closes the target's channel to us (ntb/msg.c, "Leaving"):
  *    what came after it would not be read;
  *  - a payload of the op's wire format (lend/lend_priv.h, ntb/segment.c)
@@ -76,10 +77,10 @@
 #include "../../lend/lend_priv.h"
 
 /*
- * Op classes counted: 0, 1-14 by name (LEAVING, 14, never sent), 15-63 (no
+ * Op classes counted: 0, 1-16 by name (LEAVING, 14, never sent), 17-63 (no
  * handler), 64 and above.
  */
-#define HP_OP_LAST		SMARTIO_MSG_OP_LEAVING
+#define HP_OP_LAST		SMARTIO_MSG_OP_DMA_UNMAP
 #define HP_OP_CLASSES	(HP_OP_LAST + 3)
 #define HP_OP_UNREGISTERED	(HP_OP_LAST + 1)
 #define HP_OP_PAST_MAX		(HP_OP_LAST + 2)
@@ -111,7 +112,8 @@ static const char * const hp_op_names[HP_OP_CLASSES] = {
 	"op-0", "echo", "segment-info", "retired-3", "device-next", "borrow",
 	"return", "config-write", "reclaimed", "config-read", "reset",
 	"segment-disconnect", "segment-revoke", "returning", "leaving",
-	"op-15-63",
+	"dma-map", "dma-unmap",
+	"op-17-63",
 	"op-64-up",
 };
 
@@ -272,6 +274,9 @@ static u32 hp_exact_len(u16 op)
 		return sizeof(struct smartio_config_write);
 	case SMARTIO_MSG_OP_CONFIG_READ:
 		return sizeof(struct smartio_config_read_req);
+	case SMARTIO_MSG_OP_DMA_MAP:
+	case SMARTIO_MSG_OP_DMA_UNMAP:
+		return sizeof(struct smartio_dma_map_req);
 	default:
 		return 0;
 	}
@@ -338,6 +343,7 @@ static bool hp_payload(struct hp_run *r, u16 op, u32 len)
 	struct smartio_config_write *cw = (void *)r->buf;
 	struct smartio_config_read_req *cr = (void *)r->buf;
 	struct smartio_borrow_req *b = (void *)r->buf;
+	struct smartio_dma_map_req *dm = (void *)r->buf;
 	bool costly = false;
 	u32 fdid;
 
@@ -400,6 +406,19 @@ static bool hp_payload(struct hp_run *r, u16 op, u32 len)
 		cw->value = cpu_to_le32((u32)hp_int(r, 32));
 		if (hp_chance(r, 3, 4))
 			cw->reserved = 0;
+		break;
+	case SMARTIO_MSG_OP_DMA_MAP:
+	case SMARTIO_MSG_OP_DMA_UNMAP:
+		/* Of LENT while held: in its domain until returned, no reset. */
+		dm->fdid = cpu_to_le32(hp_fdid(r));
+		if (hp_chance(r, 3, 4))
+			dm->flags = cpu_to_le32(op == SMARTIO_MSG_OP_DMA_UNMAP ? 0 :
+						1 + (u32)hp_below(r, 3));
+		if (hp_chance(r, 3, 4)) {
+			dm->dev_addr = cpu_to_le64(hp_addr(r));
+			dm->offset = cpu_to_le64(hp_below(r, 64) << PAGE_SHIFT);
+			dm->size = cpu_to_le64((1 + hp_below(r, 16)) << PAGE_SHIFT);
+		}
 		break;
 	}
 	return costly && len == hp_exact_len(op);

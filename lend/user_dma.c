@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DMA at device addresses a kernel user of the borrower chooses
+ * (smartio_borrowed_dma_map(), include/smartio/borrow.h): the mdev driver
+ * maps a guest's RAM at its guest-physical addresses, so that the guest's
+ * driver programs those into the device unchanged.
+ *
+ * A shadow's driver gets device addresses from the DMA API (shadow.c): the
+ * lender's IOMMU domain for the function holds one window onto the
+ * borrower's whole DMA range, and each map picks a free address in it. A
+ * user who names the address instead needs one mapping per range on both
+ * sides: on the borrower, the pages go into the NTB's IOVA window, at a
+ * free place there, as any map; on the lender, the function's domain maps
+ * the device address onto that place of its window onto the borrower. One
+ * message per range, when the user maps it (all of a guest's RAM, once),
+ * nothing per I/O.
+ *
+ * The lender judges each range: whole pages, inside its window onto the
+ * borrower's range, inside the domain's aperture, and clear of what the
+ * domain holds already (its windows onto the borrower, the group's
+ * reserved regions, the BARs under the function's host bridge, which
+ * p2p.c may map at their bus addresses, and the ranges mapped before).
+ * Its windows keep clear of the user's ranges that the borrow named
+ * (smartio_lent_layout()); a map that meets one of them anyway is refused.
+ *
+ * Teardown: the lender's ranges go with the function's domain when it is
+ * taken back. On the borrower, what the user left mapped goes when the
+ * device does, after its DMA stopped: at its return, or before its user
+ * is told it was lost, so that the user may free the pages then.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/interval_tree.h>
+#include <linux/iommu.h>
+#include <linux/pci.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include "smartio/ntb.h"
+#include "lend_priv.h"
+
+/* A peer's ranges cost the lender memory: bound them per function. */
+#define SMARTIO_USER_DMA_MAX_RANGES	16384
+
+/**
+ * struct smartio_user_dma_range - A range mapped at a user's address.
+ * @node: Its device addresses.
+ * @offset: Where it lies in the borrower's DMA range.
+ */
+struct smartio_user_dma_range {
+	struct interval_tree_node node;
+	u64 offset;
+};
+
+/* The range mapped at exactly [@start, @start + @size), if any. */
+static struct smartio_user_dma_range *
+smartio_user_dma_find(struct smartio_user_dma *ud, u64 start, u64 size)
+{
+	struct interval_tree_node *node;
+
+	node = interval_tree_iter_first(&ud->ranges, start, start);
+	if (!node || node->start != start || node->last != start + size - 1)
+		return NULL;
+	return container_of(node, struct smartio_user_dma_range, node);
+}
+
+static int smartio_user_dma_add(struct smartio_user_dma *ud, u64 start,
+				u64 size, u64 offset)
+{
+	struct smartio_user_dma_range *r;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	r->node.start = start;
+	r->node.last = start + size - 1;
+	r->offset = offset;
+	interval_tree_insert(&r->node, &ud->ranges);
+	ud->count++;
+	return 0;
+}
+
+static void smartio_user_dma_del(struct smartio_user_dma *ud,
+				 struct smartio_user_dma_range *r)
+{
+	interval_tree_remove(&r->node, &ud->ranges);
+	ud->count--;
+	kfree(r);
+}
+
+/**
+ * smartio_user_dma_clear() - Forget every range.
+ * @ud: The ranges, of a function whose domain goes, or of a shadow whose
+ *	window mappings went.
+ */
+void smartio_user_dma_clear(struct smartio_user_dma *ud)
+{
+	struct interval_tree_node *node;
+
+	while ((node = interval_tree_iter_first(&ud->ranges, 0, U64_MAX)))
+		smartio_user_dma_del(ud, container_of(node,
+				     struct smartio_user_dma_range, node));
+}
+
+/* --- the lender --- */
+
+/* Does [@start, @last] meet a reserved region of @pdev's group? */
+static bool smartio_user_dma_reserved(struct pci_dev *pdev, u64 start,
+				      u64 last)
+{
+	const struct iommu_resv_region *r;
+	struct iommu_group *group;
+	LIST_HEAD(resv);
+	bool meets = true;
+
+	group = iommu_group_get(&pdev->dev);
+	if (!group)
+		return true;
+	if (!iommu_get_group_resv_regions(group, &resv)) {
+		meets = false;
+		list_for_each_entry(r, &resv, list)
+			if (r->length && start <= r->start + r->length - 1 &&
+			    r->start <= last)
+				meets = true;
+	}
+	iommu_put_resv_regions(&pdev->dev, &resv);
+	iommu_group_put(group);
+	return meets;
+}
+
+/*
+ * Why [@start, @start + @size) may not be mapped in @t's domain: what
+ * holds some of it already. NULL where nothing does.
+ */
+static const char *smartio_user_dma_clash(struct smartio_user_dma *ud,
+					  const struct smartio_user_dma_target *t,
+					  u64 start, u64 size)
+{
+	u64 last = start + size - 1;
+	u64 next;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(t->fixed->windows); i++)
+		if (t->fixed->windows[i].size &&
+		    start < t->fixed->windows[i].start +
+			    t->fixed->windows[i].size &&
+		    t->fixed->windows[i].start <= last)
+			return "they meet its windows onto the borrower";
+	if (smartio_p2p_clash(t->pdev, start, size, &next))
+		return "they meet BARs under its host bridge";
+	if (smartio_user_dma_reserved(t->pdev, start, last))
+		return "they meet a reserved region of its IOMMU group";
+	if (interval_tree_iter_first(&ud->ranges, start, last))
+		return "they meet a range mapped before";
+	return NULL;
+}
+
+/**
+ * smartio_user_dma_range_ok() - Is [@start, @start + @size) a range to map?
+ * @start: First device address.
+ * @size: Bytes.
+ *
+ * Return: Whether it is whole pages, not empty, and does not wrap.
+ */
+bool smartio_user_dma_range_ok(u64 start, u64 size)
+{
+	return size && PAGE_ALIGNED(start) && PAGE_ALIGNED(size) &&
+	       start + size - 1 >= start;
+}
+
+/**
+ * smartio_user_dma_map() - Serve a borrower's SMARTIO_MSG_OP_DMA_MAP.
+ * @ud: The function's ranges.
+ * @t: The function's domain and windows.
+ * @req: The request, unchecked.
+ *
+ * Called with smartio_lender_lock held, the function lent to the node
+ * that asks.
+ * Return: 0; -EINVAL for a malformed request, -EOPNOTSUPP where the
+ * function has no IOMMU domain, -ERANGE for a range outside the window
+ * onto the borrower or past the domain's aperture, -EEXIST where the
+ * domain holds some of the range already, -ENOSPC past
+ * SMARTIO_USER_DMA_MAX_RANGES, or the IOMMU's error. The aperture and
+ * -EEXIST are logged, one line each.
+ */
+int smartio_user_dma_map(struct smartio_user_dma *ud,
+			 const struct smartio_user_dma_target *t,
+			 const struct smartio_dma_map_req *req)
+{
+	u32 flags = le32_to_cpu(req->flags);
+	u64 start = le64_to_cpu(req->dev_addr);
+	u64 offset = le64_to_cpu(req->offset);
+	u64 size = le64_to_cpu(req->size);
+	const struct iommu_domain_geometry *geo;
+	const char *held;
+	int prot = IOMMU_MMIO;
+	int ret;
+
+	if (!flags || flags & ~(SMARTIO_DMA_MAP_READ | SMARTIO_DMA_MAP_WRITE) ||
+	    !smartio_user_dma_range_ok(start, size) || !PAGE_ALIGNED(offset))
+		return -EINVAL;
+	if (!t->domain)
+		return -EOPNOTSUPP;
+	if (offset > t->window_size || size > t->window_size - offset)
+		return -ERANGE;
+	geo = &t->domain->geometry;
+	if (geo->force_aperture && (start < geo->aperture_start ||
+				    start + size - 1 > geo->aperture_end)) {
+		pci_info_ratelimited(t->pdev, "device addresses %#llx-%#llx asked for by node %u: refused, past its IOMMU domain's aperture\n",
+				     start, start + size - 1, t->fixed->node);
+		return -ERANGE;
+	}
+	held = smartio_user_dma_clash(ud, t, start, size);
+	if (held) {
+		/* Limited: a peer may ask as often as it likes. */
+		pci_info_ratelimited(t->pdev, "device addresses %#llx-%#llx asked for by node %u: refused, %s\n",
+				     start, start + size - 1, t->fixed->node,
+				     held);
+		return -EEXIST;
+	}
+	if (ud->count >= SMARTIO_USER_DMA_MAX_RANGES)
+		return -ENOSPC;
+	ret = smartio_user_dma_add(ud, start, size, offset);
+	if (ret)
+		return ret;
+	if (flags & SMARTIO_DMA_MAP_READ)
+		prot |= IOMMU_READ;
+	if (flags & SMARTIO_DMA_MAP_WRITE)
+		prot |= IOMMU_WRITE;
+	ret = iommu_map(t->domain, start, t->window + offset, size, prot);
+	if (ret)
+		smartio_user_dma_del(ud, smartio_user_dma_find(ud, start, size));
+	return ret;
+}
+
+/**
+ * smartio_user_dma_unmap() - Serve a borrower's SMARTIO_MSG_OP_DMA_UNMAP.
+ * @ud: The function's ranges.
+ * @t: The function's domain and windows.
+ * @req: The request, unchecked: the fields of a map, flags 0.
+ *
+ * Called with smartio_lender_lock held, the function lent to the node
+ * that asks. Once it returns, the function reaches the range no more.
+ * Return: 0, -EINVAL for a malformed request, -ENOENT if no such range
+ * was mapped.
+ */
+int smartio_user_dma_unmap(struct smartio_user_dma *ud,
+			   const struct smartio_user_dma_target *t,
+			   const struct smartio_dma_map_req *req)
+{
+	u64 start = le64_to_cpu(req->dev_addr);
+	u64 size = le64_to_cpu(req->size);
+	struct smartio_user_dma_range *r;
+
+	if (req->flags || !smartio_user_dma_range_ok(start, size))
+		return -EINVAL;
+	r = smartio_user_dma_find(ud, start, size);
+	if (!r || r->offset != le64_to_cpu(req->offset))
+		return -ENOENT;
+	iommu_unmap(t->domain, start, size);
+	smartio_user_dma_del(ud, r);
+	return 0;
+}
+
+/* --- the borrower --- */
+
+static void smartio_user_dma_req(struct smartio_dma_map_req *req,
+				 const struct smartio_shadow *sh, u32 flags,
+				 u64 start, u64 size, u64 offset)
+{
+	*req = (struct smartio_dma_map_req) {
+		.fdid = cpu_to_le32(sh->fdid),
+		.flags = cpu_to_le32(flags),
+		.dev_addr = cpu_to_le64(start),
+		.offset = cpu_to_le64(offset),
+		.size = cpu_to_le64(size),
+	};
+}
+
+/* What the borrower's user is told of a lender's refusal. */
+static const char *smartio_user_dma_why(int ret)
+{
+	switch (ret) {
+	case -EEXIST:
+		return "its lender cannot map them there (its log says why)";
+	case -EOPNOTSUPP:
+		return "its lender has no IOMMU to present memory at addresses of ours";
+	case -ENOSPC:
+		return "its lender maps no more ranges for it";
+	case -ERANGE:
+		return "its lender's IOMMU does not translate those device addresses (its log says why)";
+	default:
+		return "its lender did not map it";
+	}
+}
+
+/**
+ * smartio_user_dma_borrower_map() - smartio_borrowed_dma_map() for @sh.
+ * @sh: The shadow, not lost.
+ * @start: The device address.
+ * @pages: The pages, pinned by the caller.
+ * @npages: How many.
+ * @prot: IOMMU_READ and/or IOMMU_WRITE: the device reads, writes them.
+ *
+ * Called with smartio_borrower_lock held.
+ * Return: 0 or -errno, with one line in the log for a refusal.
+ */
+int smartio_user_dma_borrower_map(struct smartio_shadow *sh, u64 start,
+				  struct page **pages, unsigned int npages,
+				  int prot)
+{
+	u64 size = (u64)npages << PAGE_SHIFT;
+	struct smartio_dma_map_req req;
+	struct sg_table sgt;
+	dma_addr_t bus;
+	u32 flags = 0;
+	int ret;
+
+	if (!npages || !smartio_user_dma_range_ok(start, size) ||
+	    !(prot & (IOMMU_READ | IOMMU_WRITE)) ||
+	    prot & ~(IOMMU_READ | IOMMU_WRITE))
+		return -EINVAL;
+	if (!sh->iova) {
+		pci_err(sh->pdev, "fdid %x: mapping memory at addresses of the user's choosing needs this node's IOMMU to translate its NTB's inbound DMA: refused\n",
+			sh->fdid);
+		return -EOPNOTSUPP;
+	}
+	if (interval_tree_iter_first(&sh->user_dma.ranges, start,
+				     start + size - 1)) {
+		pci_err(sh->pdev, "fdid %x: device addresses %#llx-%#llx not mapped: they meet a range its user mapped before\n",
+			sh->fdid, start, start + size - 1);
+		return -EEXIST;
+	}
+	ret = sg_alloc_table_from_pages(&sgt, pages, npages, 0, size,
+					GFP_KERNEL);
+	if (ret)
+		return ret;
+	/* One range in the window, in page order: no boundary to keep. */
+	ret = smartio_iova_map_sg(sh->iova, &sh->user_dma, sgt.sgl,
+				  sgt.orig_nents, prot, ULONG_MAX, 0);
+	bus = sg_dma_address(sgt.sgl);
+	sg_free_table(&sgt);
+	if (ret)
+		return ret;
+	ret = smartio_user_dma_add(&sh->user_dma, start, size,
+				   bus - sh->dma_addr);
+	if (ret)
+		goto err_unmap;
+
+	if (prot & IOMMU_READ)
+		flags |= SMARTIO_DMA_MAP_READ;
+	if (prot & IOMMU_WRITE)
+		flags |= SMARTIO_DMA_MAP_WRITE;
+	smartio_user_dma_req(&req, sh, flags, start, size, bus - sh->dma_addr);
+	ret = smartio_lend_call(sh->lender, SMARTIO_MSG_OP_DMA_MAP, &req,
+				sizeof(req), NULL, 0, SMARTIO_LEND_TIMEOUT);
+	if (!ret)
+		return 0;
+	pci_err(sh->pdev, "fdid %x: device addresses %#llx-%#llx not mapped: %s (%pe)\n",
+		sh->fdid, start, start + size - 1, smartio_user_dma_why(ret),
+		ERR_PTR(ret));
+	/* It may have mapped it and not answered in time. */
+	if (ret == -ETIMEDOUT) {
+		req.flags = 0;
+		smartio_msg_post(sh->lender, SMARTIO_MSG_OP_DMA_UNMAP, &req,
+				 sizeof(req));
+	}
+	smartio_user_dma_del(&sh->user_dma,
+			     smartio_user_dma_find(&sh->user_dma, start, size));
+err_unmap:
+	smartio_iova_unmap(sh->iova, &sh->user_dma, bus, size);
+	return ret;
+}
+
+/**
+ * smartio_user_dma_borrower_unmap() - smartio_borrowed_dma_unmap() for @sh.
+ * @sh: The shadow, not lost.
+ * @start: As mapped.
+ * @size: As mapped.
+ *
+ * The lender's mapping goes first, then the window's: the device reaches
+ * the pages by neither once this returns. Called with
+ * smartio_borrower_lock held.
+ * Return: 0, or -ENOENT if no such range was mapped.
+ */
+int smartio_user_dma_borrower_unmap(struct smartio_shadow *sh, u64 start,
+				    u64 size)
+{
+	struct smartio_user_dma_range *r;
+	struct smartio_dma_map_req req;
+	int ret;
+
+	r = size ? smartio_user_dma_find(&sh->user_dma, start, size) : NULL;
+	if (!r)
+		return -ENOENT;
+	smartio_user_dma_req(&req, sh, 0, start, size, r->offset);
+	ret = smartio_lend_call(sh->lender, SMARTIO_MSG_OP_DMA_UNMAP, &req,
+				sizeof(req), NULL, 0, SMARTIO_LEND_TIMEOUT);
+	/* Not answered: the device still stops at our IOMMU. */
+	if (ret)
+		pci_warn(sh->pdev, "fdid %x: its lender did not unmap device addresses %#llx-%#llx (%pe): unmapped here\n",
+			 sh->fdid, start, start + size - 1, ERR_PTR(ret));
+	smartio_iova_unmap(sh->iova, &sh->user_dma, sh->dma_addr + r->offset,
+			   size);
+	smartio_user_dma_del(&sh->user_dma, r);
+	return 0;
+}
+
+/**
+ * smartio_user_dma_drop() - Unmap what @sh's user left mapped.
+ * @sh: The shadow, its device going (returned, or lost).
+ *
+ * Its DMA stops on the lender first (a lost one's was stopped there), so
+ * that nothing it still does meets the unmapped window; then the window's
+ * mappings go. The lender's go with the function's domain. Called with
+ * smartio_borrower_lock held.
+ */
+void smartio_user_dma_drop(struct smartio_shadow *sh)
+{
+	unsigned long pages, ranges;
+
+	if (!sh->user_dma.count)
+		return;
+	smartio_shadow_dma_stop(sh);
+	pages = smartio_iova_unmap_owner(sh->iova, &sh->user_dma, &ranges);
+	pci_info(sh->pdev, "fdid %x: %lu pages its user mapped, in %lu ranges: unmapped\n",
+		 sh->fdid, pages, ranges);
+	smartio_user_dma_clear(&sh->user_dma);
+}
