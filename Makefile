@@ -66,7 +66,8 @@ dev_fuzz_obj := $(patsubst %.c,$(BUILD)/%.o,tests/tools/dev-fuzz.c \
 	tests/tools/fuzz.c)
 
 test_programs := $(BUILD)/bin/smartio-genl-send $(BUILD)/bin/smartio-seg \
-	$(BUILD)/bin/smartio-nl-fuzz $(BUILD)/bin/smartio-dev-fuzz
+	$(BUILD)/bin/smartio-nl-fuzz $(BUILD)/bin/smartio-dev-fuzz \
+	$(BUILD)/bin/smartio-vfio
 programs := $(BUILD)/bin/smartioctl $(if $(test_hooks),$(test_programs))
 unit := $(BUILD)/tests/unit/smartio-unit
 
@@ -108,6 +109,10 @@ $(BUILD)/bin/smartio-genl-send: $(genl_send_obj) $(lib_obj)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lmnl
 
 $(BUILD)/bin/smartio-seg: $(BUILD)/tests/tools/segment.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/bin/smartio-vfio: $(BUILD)/tests/tools/vfio-client.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 

@@ -8,6 +8,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/netlink.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "smartio/fdid.h"
@@ -179,6 +180,32 @@ int smartio_devices_get(u32 fdid, struct smartio_device_info *info,
 		NL_SET_ERR_MSG(extack, "the device's lender did not answer");
 	return ret;
 }
+
+/**
+ * smartio_borrowable_count() - How many devices of the cluster a node may
+ *	borrow now.
+ *
+ * Asks each joined node for its devices, as a listing does.
+ *
+ * Context: Process context; sleeps, a message per device.
+ * Return: The devices listed available.
+ */
+unsigned int smartio_borrowable_count(void)
+{
+	struct smartio_device_info *info;
+	unsigned int n = 0;
+	u32 cursor = 0;
+
+	info = kmalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return 0;
+	while (cursor != U32_MAX && !smartio_devices_next(&cursor, info))
+		if (info->state == SMARTIO_DEVICE_STATE_AVAILABLE)
+			n++;
+	kfree(info);
+	return n;
+}
+EXPORT_SYMBOL_GPL(smartio_borrowable_count);
 
 int smartio_devices_init(void)
 {

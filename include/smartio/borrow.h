@@ -74,6 +74,7 @@ struct smartio_borrow_args {
 	struct smartio_dma_range user_ranges[SMARTIO_BORROW_USER_RANGES];
 };
 
+unsigned int smartio_borrowable_count(void);
 struct smartio_borrowed *smartio_borrow(u32 fdid,
 					const struct smartio_borrow_args *args,
 					struct netlink_ext_ack *extack);

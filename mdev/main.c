@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smartio_mdev: any device of the cluster, passed to a virtual machine as
+ * a VFIO mediated device (samples/vfio-mdev/mtty.c is the skeleton):
+ *
+ *	echo $(uuidgen) > /sys/class/smartio/smartio/mdev_supported_types/smartio-pci/create
+ *	echo 20000 > /sys/bus/mdev/devices/UUID/smartio/fdid
+ *	qemu-system-x86_64 ... -device vfio-pci,sysfsdev=/sys/bus/mdev/devices/UUID
+ *
+ * One parent (the device "smartio" of the class of that name) with one
+ * type, smartio-pci; each mdev names its device by fdid. The device is
+ * borrowed when its VFIO device is opened (QEMU's realize, or a hot add to
+ * a running VM), with no driver bound to its shadow here, and given back
+ * when it is closed; between the two the VM's own driver drives it.
+ *
+ * The VFIO device registers with an emulated IOMMU
+ * (vfio_register_emulated_iommu_dev()): the device's DMA goes through the
+ * NTB, whose IOMMU group is smartio's, never VFIO's.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/device.h>
+#include <linux/module.h>
+#include <linux/netlink.h>
+#include <linux/slab.h>
+
+#include "mdev_priv.h"
+
+static struct smartio_mdev_parent {
+	struct class *class;
+	struct device dev;
+	struct mdev_parent parent;
+} smartio_mdev_parent;
+
+static struct mdev_type smartio_mdev_type = {
+	.sysfs_name = "pci",
+	.pretty_name = "a PCI function of the smartio cluster, by fdid",
+};
+
+static struct mdev_type *smartio_mdev_types[] = { &smartio_mdev_type };
+
+static struct smartio_mdev *smartio_mdev_of(struct vfio_device *vdev)
+{
+	return container_of(vdev, struct smartio_mdev, vdev);
+}
+
+/* --- the fdid attribute --- */
+
+static ssize_t fdid_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	struct smartio_mdev *sm = dev_get_drvdata(dev);
+	ssize_t len;
+
+	mutex_lock(&sm->lock);
+	len = sm->fdid ? sysfs_emit(buf, "%x\n", sm->fdid) :
+			 sysfs_emit(buf, "none\n");
+	mutex_unlock(&sm->lock);
+	return len;
+}
+
+/* Set while the device is closed; an open one keeps its device. */
+static ssize_t fdid_store(struct device *dev, struct device_attribute *attr,
+			  const char *buf, size_t count)
+{
+	struct smartio_mdev *sm = dev_get_drvdata(dev);
+	u32 fdid;
+	int ret;
+
+	ret = kstrtou32(buf, 16, &fdid);
+	if (ret || !fdid)
+		return -EINVAL;
+	mutex_lock(&sm->lock);
+	if (sm->borrowed) {
+		dev_info(dev, "fdid %x: not changed while the device is open (borrowed fdid %x)\n",
+			 fdid, sm->fdid);
+		ret = -EBUSY;
+	} else {
+		sm->fdid = fdid;
+	}
+	mutex_unlock(&sm->lock);
+	return ret ?: count;
+}
+static DEVICE_ATTR_RW(fdid);
+
+static struct attribute *smartio_mdev_attrs[] = {
+	&dev_attr_fdid.attr,
+	NULL,
+};
+
+static const struct attribute_group smartio_mdev_group = {
+	.name = "smartio",
+	.attrs = smartio_mdev_attrs,
+};
+
+static const struct attribute_group *smartio_mdev_groups[] = {
+	&smartio_mdev_group,
+	NULL,
+};
+
+/* --- the VFIO device --- */
+
+static void smartio_mdev_lost(struct smartio_borrowed *b, void *priv)
+{
+	struct smartio_mdev *sm = priv;
+
+	dev_info(&sm->mdev->dev, "fdid %x lost: the VM's device reads all-ones until it closes it\n",
+		 sm->fdid);
+}
+
+static const struct smartio_borrow_ops smartio_mdev_borrow_ops = {
+	.lost = smartio_mdev_lost,
+};
+
+/*
+ * Borrows the device. Refused with one line in the log, which QEMU shows
+ * as its error, and nothing changed: no fdid yet, or the borrow's own
+ * refusal (another node holds it: EBUSY; its lender unreachable:
+ * EHOSTUNREACH).
+ */
+static int smartio_mdev_open(struct vfio_device *vdev)
+{
+	struct smartio_mdev *sm = smartio_mdev_of(vdev);
+	struct smartio_borrow_args args = {
+		.driver = SMARTIO_BORROW_NO_DRIVER,
+		.ops = &smartio_mdev_borrow_ops,
+		.priv = sm,
+	};
+	struct netlink_ext_ack extack = {};
+	struct smartio_borrowed *b;
+	int ret = 0;
+
+	mutex_lock(&sm->lock);
+	if (!sm->fdid) {
+		dev_err(&sm->mdev->dev, "no device to open: write its fdid to smartio/fdid first\n");
+		ret = -ENODEV;
+		goto unlock;
+	}
+	b = smartio_borrow(sm->fdid, &args, &extack);
+	if (IS_ERR(b)) {
+		ret = PTR_ERR(b);
+		dev_err(&sm->mdev->dev, "fdid %x not borrowed: %s (%pe)\n",
+			sm->fdid, extack._msg ?: "no reason given",
+			ERR_PTR(ret));
+		goto unlock;
+	}
+	sm->borrowed = b;
+	sm->pdev = smartio_borrowed_pci_dev(b);
+	smartio_mdev_config_open(sm);
+	dev_info(&sm->mdev->dev, "fdid %x borrowed as %s\n", sm->fdid,
+		 pci_name(sm->pdev));
+unlock:
+	mutex_unlock(&sm->lock);
+	return ret;
+}
+
+static void smartio_mdev_close(struct vfio_device *vdev)
+{
+	struct smartio_mdev *sm = smartio_mdev_of(vdev);
+
+	mutex_lock(&sm->lock);
+	smartio_give_back(sm->borrowed);
+	sm->borrowed = NULL;
+	sm->pdev = NULL;
+	dev_info(&sm->mdev->dev, "fdid %x given back\n", sm->fdid);
+	mutex_unlock(&sm->lock);
+}
+
+static ssize_t smartio_mdev_rw(struct smartio_mdev *sm, char __user *buf,
+			       size_t count, loff_t *ppos, bool write)
+{
+	unsigned int index = SMARTIO_MDEV_OFFSET_INDEX(*ppos);
+	loff_t pos = *ppos & SMARTIO_MDEV_OFFSET_MASK;
+	ssize_t ret;
+
+	mutex_lock(&sm->lock);
+	if (index == VFIO_PCI_CONFIG_REGION_INDEX)
+		ret = smartio_mdev_config_rw(sm, buf, count, pos, write);
+	else
+		ret = -EINVAL;
+	mutex_unlock(&sm->lock);
+	if (ret > 0)
+		*ppos += ret;
+	return ret;
+}
+
+static ssize_t smartio_mdev_read(struct vfio_device *vdev, char __user *buf,
+				 size_t count, loff_t *ppos)
+{
+	return smartio_mdev_rw(smartio_mdev_of(vdev), buf, count, ppos, false);
+}
+
+static ssize_t smartio_mdev_write(struct vfio_device *vdev,
+				  const char __user *buf, size_t count,
+				  loff_t *ppos)
+{
+	return smartio_mdev_rw(smartio_mdev_of(vdev), (char __user *)buf,
+			       count, ppos, true);
+}
+
+static int smartio_mdev_region_info(struct smartio_mdev *sm,
+				    struct vfio_region_info *info)
+{
+	if (info->index >= VFIO_PCI_NUM_REGIONS)
+		return -EINVAL;
+	info->offset = SMARTIO_MDEV_INDEX_OFFSET(info->index);
+	info->flags = 0;
+	info->size = 0;
+	if (info->index == VFIO_PCI_CONFIG_REGION_INDEX) {
+		info->size = sm->pdev->cfg_size;
+		info->flags = VFIO_REGION_INFO_FLAG_READ |
+			      VFIO_REGION_INFO_FLAG_WRITE;
+	}
+	return 0;
+}
+
+static long smartio_mdev_ioctl(struct vfio_device *vdev, unsigned int cmd,
+			       unsigned long arg)
+{
+	struct smartio_mdev *sm = smartio_mdev_of(vdev);
+	void __user *uarg = (void __user *)arg;
+	unsigned long minsz;
+	int ret;
+
+	switch (cmd) {
+	case VFIO_DEVICE_GET_INFO: {
+		struct vfio_device_info info;
+
+		minsz = offsetofend(struct vfio_device_info, num_irqs);
+		if (copy_from_user(&info, uarg, minsz))
+			return -EFAULT;
+		if (info.argsz < minsz)
+			return -EINVAL;
+		info.flags = VFIO_DEVICE_FLAGS_PCI;
+		info.num_regions = VFIO_PCI_NUM_REGIONS;
+		info.num_irqs = VFIO_PCI_NUM_IRQS;
+		return copy_to_user(uarg, &info, minsz) ? -EFAULT : 0;
+	}
+	case VFIO_DEVICE_GET_REGION_INFO: {
+		struct vfio_region_info info;
+
+		minsz = offsetofend(struct vfio_region_info, offset);
+		if (copy_from_user(&info, uarg, minsz))
+			return -EFAULT;
+		if (info.argsz < minsz)
+			return -EINVAL;
+		mutex_lock(&sm->lock);
+		ret = smartio_mdev_region_info(sm, &info);
+		mutex_unlock(&sm->lock);
+		if (ret)
+			return ret;
+		return copy_to_user(uarg, &info, minsz) ? -EFAULT : 0;
+	}
+	}
+	return -ENOTTY;
+}
+
+static int smartio_mdev_init_dev(struct vfio_device *vdev)
+{
+	struct smartio_mdev *sm = smartio_mdev_of(vdev);
+
+	sm->mdev = to_mdev_device(vdev->dev);
+	mutex_init(&sm->lock);
+	return 0;
+}
+
+static void smartio_mdev_release_dev(struct vfio_device *vdev)
+{
+	struct smartio_mdev *sm = smartio_mdev_of(vdev);
+
+	mutex_destroy(&sm->lock);
+	vfio_free_device(vdev);
+}
+
+static const struct vfio_device_ops smartio_mdev_ops = {
+	.name = "smartio-mdev",
+	.init = smartio_mdev_init_dev,
+	.release = smartio_mdev_release_dev,
+	.open_device = smartio_mdev_open,
+	.close_device = smartio_mdev_close,
+	.read = smartio_mdev_read,
+	.write = smartio_mdev_write,
+	.ioctl = smartio_mdev_ioctl,
+};
+
+/* --- the mdev driver and its parent --- */
+
+static int smartio_mdev_probe(struct mdev_device *mdev)
+{
+	struct smartio_mdev *sm;
+	int ret;
+
+	sm = vfio_alloc_device(smartio_mdev, vdev, &mdev->dev,
+			       &smartio_mdev_ops);
+	if (IS_ERR(sm))
+		return PTR_ERR(sm);
+	ret = vfio_register_emulated_iommu_dev(&sm->vdev);
+	if (ret)
+		goto err_put;
+	dev_set_drvdata(&mdev->dev, sm);
+	return 0;
+
+err_put:
+	vfio_put_device(&sm->vdev);
+	return ret;
+}
+
+static void smartio_mdev_remove(struct mdev_device *mdev)
+{
+	struct smartio_mdev *sm = dev_get_drvdata(&mdev->dev);
+
+	vfio_unregister_group_dev(&sm->vdev);
+	vfio_put_device(&sm->vdev);
+}
+
+/* Follows the cluster: the devices it lists available now. */
+static unsigned int smartio_mdev_get_available(struct mdev_type *mtype)
+{
+	return smartio_borrowable_count();
+}
+
+static struct mdev_driver smartio_mdev_driver = {
+	.device_api = VFIO_DEVICE_API_PCI_STRING,
+	.driver = {
+		.name = "smartio_mdev",
+		.owner = THIS_MODULE,
+		.mod_name = KBUILD_MODNAME,
+		.dev_groups = smartio_mdev_groups,
+	},
+	.probe = smartio_mdev_probe,
+	.remove = smartio_mdev_remove,
+	.get_available = smartio_mdev_get_available,
+};
+
+static void smartio_mdev_parent_release(struct device *dev)
+{
+}
+
+static int __init smartio_mdev_init(void)
+{
+	struct smartio_mdev_parent *p = &smartio_mdev_parent;
+	int ret;
+
+	ret = mdev_register_driver(&smartio_mdev_driver);
+	if (ret)
+		return ret;
+	/* The type's name is the parent's class name, then its own. */
+	p->class = class_create(THIS_MODULE, "smartio");
+	if (IS_ERR(p->class)) {
+		ret = PTR_ERR(p->class);
+		goto err_driver;
+	}
+	p->dev.class = p->class;
+	p->dev.release = smartio_mdev_parent_release;
+	dev_set_name(&p->dev, "smartio");
+	ret = device_register(&p->dev);
+	if (ret) {
+		put_device(&p->dev);
+		goto err_class;
+	}
+	ret = mdev_register_parent(&p->parent, &p->dev, &smartio_mdev_driver,
+				   smartio_mdev_types,
+				   ARRAY_SIZE(smartio_mdev_types));
+	if (ret)
+		goto err_device;
+	return 0;
+
+err_device:
+	device_unregister(&p->dev);
+err_class:
+	class_destroy(p->class);
+err_driver:
+	mdev_unregister_driver(&smartio_mdev_driver);
+	return ret;
+}
+
+static void __exit smartio_mdev_exit(void)
+{
+	struct smartio_mdev_parent *p = &smartio_mdev_parent;
+
+	mdev_unregister_parent(&p->parent);
+	device_unregister(&p->dev);
+	class_destroy(p->class);
+	mdev_unregister_driver(&smartio_mdev_driver);
+}
+
+module_init(smartio_mdev_init);
+module_exit(smartio_mdev_exit);
+
+MODULE_DESCRIPTION("smartio: devices of the cluster as VFIO mediated devices");
+MODULE_LICENSE("GPL");

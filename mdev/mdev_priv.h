@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the files of smartio_mdev share: one mediated device per device of
+ * the cluster a VM may be given (main.c), its config space as the VM sees
+ * it (config.c).
+ */
+#ifndef _SMARTIO_MDEV_PRIV_H
+#define _SMARTIO_MDEV_PRIV_H
+
+#include <linux/mdev.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/vfio.h>
+
+#include "smartio/borrow.h"
+
+/* Region offsets as vfio-pci's: the region index in the top bits. */
+#define SMARTIO_MDEV_OFFSET_SHIFT	40
+#define SMARTIO_MDEV_OFFSET_INDEX(off)	((off) >> SMARTIO_MDEV_OFFSET_SHIFT)
+#define SMARTIO_MDEV_INDEX_OFFSET(idx)	((u64)(idx) << SMARTIO_MDEV_OFFSET_SHIFT)
+#define SMARTIO_MDEV_OFFSET_MASK	\
+	(SMARTIO_MDEV_INDEX_OFFSET(1) - 1)
+
+/**
+ * struct smartio_mdev - A mediated device: a device of the cluster, by
+ *	fdid, borrowed while its VFIO device is open.
+ * @vdev: The VFIO device.
+ * @mdev: Its mediated device.
+ * @lock: Protects what follows.
+ * @fdid: The device, written to the mdev's fdid attribute; 0 for none yet.
+ * @borrowed: The device while open, NULL otherwise.
+ * @pdev: Its shadow while open (smartio_borrowed_pci_dev()).
+ * @bar_size: Each BAR's size as the VM sizes it, 0 for none (config.c).
+ * @bar: Each BAR register as the VM wrote it (config.c).
+ */
+struct smartio_mdev {
+	struct vfio_device vdev;
+	struct mdev_device *mdev;
+	struct mutex lock;
+	u32 fdid;
+	struct smartio_borrowed *borrowed;
+	struct pci_dev *pdev;
+	u64 bar_size[PCI_STD_NUM_BARS];
+	u32 bar[PCI_STD_NUM_BARS];
+};
+
+/* config.c */
+void smartio_mdev_config_open(struct smartio_mdev *sm);
+ssize_t smartio_mdev_config_rw(struct smartio_mdev *sm, char __user *buf,
+			       size_t count, loff_t pos, bool write);
+
+#endif /* _SMARTIO_MDEV_PRIV_H */

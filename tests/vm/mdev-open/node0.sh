@@ -1,0 +1,63 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Node 2's NVMe as a VFIO mediated device on node 1 (smartio_mdev), opened
+# by a VFIO client as QEMU's vfio-pci opens one (smartio-vfio). The type
+# smartio-pci counts the cluster's available devices; an mdev with no
+# fdid yet refuses to open, with one line saying why; opening it borrows
+# the device (its config space reads as the NVMe's through the config
+# region), closing gives it back; while open the mdev keeps its fdid and
+# the type counts one device fewer.
+set -eu
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
+
+# listed_available: 20000 is listed available.
+listed_available() {
+	smartioctl device list | grep -q "^20000: .* available\$"
+}
+
+borrower_ready
+modprobe vfio_iommu_type1
+modprobe smartio_mdev
+type=/sys/class/smartio/smartio/mdev_supported_types/smartio-pci
+[ -d "$type" ] || fail "no mdev type smartio-pci"
+vmctl barrier available
+[ "$(cat "$type/available_instances")" = 1 ] ||
+	fail "available_instances $(cat "$type/available_instances"), not 1"
+
+uuid=5a3a0d2e-1c1b-4b0e-9a59-000000020000
+echo "$uuid" >"$type/create" || fail "cannot create mdev $uuid"
+mdev=/sys/bus/mdev/devices/$uuid
+[ "$(cat "$mdev/smartio/fdid")" = none ] || fail "fdid $(cat "$mdev/smartio/fdid") before any was set"
+
+! smartio-vfio info "$uuid" 2>/tmp/err || fail "opened with no fdid"
+grep -q "VFIO_GROUP_GET_DEVICE_FD: No such device" /tmp/err || fail "$(cat /tmp/err)"
+dmesg | grep -q "$uuid: no device to open: write its fdid to smartio/fdid first\$" ||
+	fail "the refusal not logged"
+
+echo 20000 >"$mdev/smartio/fdid"
+out=$(smartio-vfio info "$uuid") || fail "smartio-vfio info failed"
+echo "$out"
+echo "$out" | grep -qx "ids: 1b36 0010" || fail "not the NVMe's ids"
+echo "$out" | grep -qx "config: size 4096" || fail "not a 4 KiB config space"
+dmesg | grep -q "$uuid: fdid 20000 borrowed as " || fail "the borrow not logged"
+dmesg | grep -q "$uuid: fdid 20000 given back\$" || fail "the give back not logged"
+wait_until 30 listed_available || fail "20000 not available after the close"
+
+smartio-vfio hold "$uuid" /tmp/held &
+holder=$!
+wait_until 30 test -e /tmp/held || fail "the mdev never held open"
+smartioctl device list | grep -q "^20000: .* borrowed by 1 as " ||
+	fail "not listed borrowed while open: $(smartioctl device list)"
+[ "$(cat "$type/available_instances")" = 0 ] ||
+	fail "available_instances $(cat "$type/available_instances") while borrowed, not 0"
+! echo 20001 >"$mdev/smartio/fdid" 2>/dev/null || fail "fdid changed while open"
+kill "$holder"
+wait "$holder" || fail "smartio-vfio hold failed"
+wait_until 30 listed_available || fail "20000 not available after the holder closed"
+echo 1 >"$mdev/remove"
+[ ! -e "$mdev" ] || fail "$mdev still there after its removal"
+vmctl barrier finished
+rmmod smartio_mdev smartio_lend smartio_ntb smartio
+ntb_unload

@@ -1,0 +1,18 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Node 2 lends its NVMe to node 1's mediated device (node0.sh), which
+# borrows it twice and gives it back each time.
+set -eu
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
+
+lend_nvme
+vmctl barrier available
+vmctl barrier finished
+[ "$(dmesg | grep -c "returned by node 1")" = 2 ] ||
+	fail "$(dmesg | grep -c "returned by node 1") returns, not 2"
+smartioctl device unavailable 20000
+smartioctl device remove 20000
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload
