@@ -65,8 +65,8 @@ static u32 smartio_mdev_bar_read(struct smartio_mdev *sm, int i)
 }
 
 /* One aligned access of @size bytes at @pos of the BAR registers. */
-static void smartio_mdev_bar_rw(struct smartio_mdev *sm, loff_t pos,
-				int size, u32 *val, bool write)
+static void smartio_mdev_bar_reg_rw(struct smartio_mdev *sm, loff_t pos,
+				    int size, u32 *val, bool write)
 {
 	int i = (pos - PCI_BASE_ADDRESS_0) / 4;
 	int shift = 8 * (pos & 3);
@@ -90,7 +90,7 @@ static int smartio_mdev_config_one(struct smartio_mdev *sm, loff_t pos,
 	int ret;
 
 	if (smartio_mdev_config_is_bar(pos)) {
-		smartio_mdev_bar_rw(sm, pos, size, val, write);
+		smartio_mdev_bar_reg_rw(sm, pos, size, val, write);
 		return 0;
 	}
 	switch (size) {

@@ -104,8 +104,10 @@ static void smartio_mdev_lost(struct smartio_borrowed *b, void *priv)
 {
 	struct smartio_mdev *sm = priv;
 
-	dev_info(&sm->mdev->dev, "fdid %x lost: the VM's device reads all-ones until it closes it\n",
-		 sm->fdid);
+	/* Not sm->lock: an open holds it across a borrow. */
+	smartio_mdev_bars_lost(sm);
+	dev_info(&sm->mdev->dev, "fdid %x lost: its BARs are unmapped and read as errors until the VM closes it\n",
+		 smartio_borrowed_fdid(b));
 }
 
 static const struct smartio_borrow_ops smartio_mdev_borrow_ops = {
@@ -146,7 +148,17 @@ static int smartio_mdev_open(struct vfio_device *vdev)
 	}
 	sm->borrowed = b;
 	sm->pdev = smartio_borrowed_pci_dev(b);
+	WRITE_ONCE(sm->lost, false);
 	smartio_mdev_config_open(sm);
+	ret = smartio_mdev_bars_open(sm);
+	if (ret) {
+		dev_err(&sm->mdev->dev, "fdid %x: its BARs cannot be mapped here\n",
+			sm->fdid);
+		smartio_give_back(b);
+		sm->borrowed = NULL;
+		sm->pdev = NULL;
+		goto unlock;
+	}
 	dev_info(&sm->mdev->dev, "fdid %x borrowed as %s\n", sm->fdid,
 		 pci_name(sm->pdev));
 unlock:
@@ -159,6 +171,7 @@ static void smartio_mdev_close(struct vfio_device *vdev)
 	struct smartio_mdev *sm = smartio_mdev_of(vdev);
 
 	mutex_lock(&sm->lock);
+	smartio_mdev_bars_close(sm);
 	smartio_give_back(sm->borrowed);
 	sm->borrowed = NULL;
 	sm->pdev = NULL;
@@ -176,6 +189,8 @@ static ssize_t smartio_mdev_rw(struct smartio_mdev *sm, char __user *buf,
 	mutex_lock(&sm->lock);
 	if (index == VFIO_PCI_CONFIG_REGION_INDEX)
 		ret = smartio_mdev_config_rw(sm, buf, count, pos, write);
+	else if (index <= VFIO_PCI_BAR5_REGION_INDEX)
+		ret = smartio_mdev_bar_rw(sm, index, buf, count, pos, write);
 	else
 		ret = -EINVAL;
 	mutex_unlock(&sm->lock);
@@ -198,8 +213,10 @@ static ssize_t smartio_mdev_write(struct vfio_device *vdev,
 			       count, ppos, true);
 }
 
+/* The region's info; its capabilities, if any, into @caps. */
 static int smartio_mdev_region_info(struct smartio_mdev *sm,
-				    struct vfio_region_info *info)
+				    struct vfio_region_info *info,
+				    struct vfio_info_cap *caps)
 {
 	if (info->index >= VFIO_PCI_NUM_REGIONS)
 		return -EINVAL;
@@ -210,8 +227,53 @@ static int smartio_mdev_region_info(struct smartio_mdev *sm,
 		info->size = sm->pdev->cfg_size;
 		info->flags = VFIO_REGION_INFO_FLAG_READ |
 			      VFIO_REGION_INFO_FLAG_WRITE;
+		return 0;
 	}
-	return 0;
+	if (info->index <= VFIO_PCI_BAR5_REGION_INDEX)
+		return smartio_mdev_bar_info(sm, info, caps);
+	return 0;	/* no ROM, no VGA */
+}
+
+/*
+ * VFIO_DEVICE_GET_REGION_INFO: the info, and its capabilities after it
+ * where the caller's argsz has room (or the argsz they need).
+ */
+static int smartio_mdev_get_region_info(struct smartio_mdev *sm,
+					struct vfio_region_info __user *uarg)
+{
+	unsigned long minsz = offsetofend(struct vfio_region_info, offset);
+	struct vfio_info_cap caps = {};
+	struct vfio_region_info info;
+	int ret;
+
+	if (copy_from_user(&info, uarg, minsz))
+		return -EFAULT;
+	if (info.argsz < minsz)
+		return -EINVAL;
+	mutex_lock(&sm->lock);
+	ret = smartio_mdev_region_info(sm, &info, &caps);
+	mutex_unlock(&sm->lock);
+	if (ret)
+		goto out;
+	info.cap_offset = 0;
+	if (caps.size) {
+		info.flags |= VFIO_REGION_INFO_FLAG_CAPS;
+		if (info.argsz < sizeof(info) + caps.size) {
+			info.argsz = sizeof(info) + caps.size;
+		} else {
+			vfio_info_cap_shift(&caps, sizeof(info));
+			if (copy_to_user(uarg + 1, caps.buf, caps.size)) {
+				ret = -EFAULT;
+				goto out;
+			}
+			info.cap_offset = sizeof(info);
+		}
+	}
+	if (copy_to_user(uarg, &info, minsz))
+		ret = -EFAULT;
+out:
+	kfree(caps.buf);
+	return ret;
 }
 
 static long smartio_mdev_ioctl(struct vfio_device *vdev, unsigned int cmd,
@@ -220,7 +282,6 @@ static long smartio_mdev_ioctl(struct vfio_device *vdev, unsigned int cmd,
 	struct smartio_mdev *sm = smartio_mdev_of(vdev);
 	void __user *uarg = (void __user *)arg;
 	unsigned long minsz;
-	int ret;
 
 	switch (cmd) {
 	case VFIO_DEVICE_GET_INFO: {
@@ -236,21 +297,8 @@ static long smartio_mdev_ioctl(struct vfio_device *vdev, unsigned int cmd,
 		info.num_irqs = VFIO_PCI_NUM_IRQS;
 		return copy_to_user(uarg, &info, minsz) ? -EFAULT : 0;
 	}
-	case VFIO_DEVICE_GET_REGION_INFO: {
-		struct vfio_region_info info;
-
-		minsz = offsetofend(struct vfio_region_info, offset);
-		if (copy_from_user(&info, uarg, minsz))
-			return -EFAULT;
-		if (info.argsz < minsz)
-			return -EINVAL;
-		mutex_lock(&sm->lock);
-		ret = smartio_mdev_region_info(sm, &info);
-		mutex_unlock(&sm->lock);
-		if (ret)
-			return ret;
-		return copy_to_user(uarg, &info, minsz) ? -EFAULT : 0;
-	}
+	case VFIO_DEVICE_GET_REGION_INFO:
+		return smartio_mdev_get_region_info(sm, uarg);
 	}
 	return -ENOTTY;
 }
@@ -261,6 +309,8 @@ static int smartio_mdev_init_dev(struct vfio_device *vdev)
 
 	sm->mdev = to_mdev_device(vdev->dev);
 	mutex_init(&sm->lock);
+	mutex_init(&sm->map_lock);
+	INIT_LIST_HEAD(&sm->vmas);
 	return 0;
 }
 
@@ -268,6 +318,7 @@ static void smartio_mdev_release_dev(struct vfio_device *vdev)
 {
 	struct smartio_mdev *sm = smartio_mdev_of(vdev);
 
+	mutex_destroy(&sm->map_lock);
 	mutex_destroy(&sm->lock);
 	vfio_free_device(vdev);
 }
@@ -281,6 +332,7 @@ static const struct vfio_device_ops smartio_mdev_ops = {
 	.read = smartio_mdev_read,
 	.write = smartio_mdev_write,
 	.ioctl = smartio_mdev_ioctl,
+	.mmap = smartio_mdev_mmap,
 };
 
 /* --- the mdev driver and its parent --- */

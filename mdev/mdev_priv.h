@@ -2,7 +2,7 @@
 /*
  * What the files of smartio_mdev share: one mediated device per device of
  * the cluster a VM may be given (main.c), its config space as the VM sees
- * it (config.c).
+ * it (config.c), its BARs (bar.c).
  */
 #ifndef _SMARTIO_MDEV_PRIV_H
 #define _SMARTIO_MDEV_PRIV_H
@@ -32,6 +32,13 @@
  * @pdev: Its shadow while open (smartio_borrowed_pci_dev()).
  * @bar_size: Each BAR's size as the VM sizes it, 0 for none (config.c).
  * @bar: Each BAR register as the VM wrote it (config.c).
+ * @bar_map: Each memory BAR, mapped for the region's reads and writes
+ *	(bar.c), NULL for none.
+ * @map_lock: Protects @vmas, and @lost's setting (bar.c); taken under a
+ *	mapping's mmap lock.
+ * @vmas: The BAR mappings a fault put pages in (bar.c).
+ * @lost: The device was lost while open: its mappings are zapped, its
+ *	region fails with EIO.
  */
 struct smartio_mdev {
 	struct vfio_device vdev;
@@ -42,7 +49,23 @@ struct smartio_mdev {
 	struct pci_dev *pdev;
 	u64 bar_size[PCI_STD_NUM_BARS];
 	u32 bar[PCI_STD_NUM_BARS];
+	void __iomem *bar_map[PCI_STD_NUM_BARS];
+	struct mutex map_lock;
+	struct list_head vmas;
+	bool lost;
 };
+
+/* bar.c */
+int smartio_mdev_bars_open(struct smartio_mdev *sm);
+void smartio_mdev_bars_close(struct smartio_mdev *sm);
+int smartio_mdev_bar_info(struct smartio_mdev *sm,
+			  struct vfio_region_info *info,
+			  struct vfio_info_cap *caps);
+ssize_t smartio_mdev_bar_rw(struct smartio_mdev *sm, int bar,
+			    char __user *buf, size_t count, loff_t pos,
+			    bool write);
+int smartio_mdev_mmap(struct vfio_device *vdev, struct vm_area_struct *vma);
+void smartio_mdev_bars_lost(struct smartio_mdev *sm);
 
 /* config.c */
 void smartio_mdev_config_open(struct smartio_mdev *sm);

@@ -5,14 +5,19 @@
  * group, the device by its UUID), for tests and by hand.
  *
  *	smartio-vfio info UUID		open, print what the device is, close
- *	smartio-vfio hold UUID FILE	open, create FILE, stay open until
- *					SIGTERM or SIGINT, close
+ *	smartio-vfio hold UUID FILE	open, map BAR 0, create FILE, read
+ *					its first word every 10 ms until
+ *					SIGTERM or SIGINT (exit 0) or SIGBUS
+ *					(print "SIGBUS", exit 0), close
  *
- * info prints "device: flags F regions R irqs I", "config: size S" and
- * "ids: VENDOR DEVICE" (read from the config region). Opening borrows the
- * device, closing gives it back (mdev/main.c). Errors: one line naming
- * the step and the kernel's error, exit status 1 (2 for a bad command
- * line).
+ * info prints "device: flags F regions R irqs I", "config: size S",
+ * "ids: VENDOR DEVICE" (read from the config region), "bar0: size S" with
+ * "bar0 area: OFFSET+SIZE" for each range that may be mapped (the region's
+ * sparse mmap capability), and "bar0 word 8: READ MAPPED", the 32-bit
+ * word at BAR 0 + 8 through the region's read and through a mapping of
+ * the first area (an NVMe's version register). Opening borrows the device,
+ * closing gives it back (mdev/main.c). Errors: one line naming the step
+ * and the kernel's error, exit status 1 (2 for a bad command line).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +27,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <linux/vfio.h>
 
@@ -89,8 +96,75 @@ static int vfio_open(const char *uuid)
 	return device;
 }
 
+/*
+ * BAR 0's region info, with its capabilities, into a buffer the caller
+ * frees; NULL on error.
+ */
+static struct vfio_region_info *bar0_info(int device)
+{
+	struct vfio_region_info *info, *more;
+	size_t size = sizeof(*info);
+
+	step = "VFIO_DEVICE_GET_REGION_INFO (BAR 0)";
+	info = calloc(1, size);
+	for (;;) {
+		if (!info)
+			return NULL;
+		info->argsz = size;
+		info->index = VFIO_PCI_BAR0_REGION_INDEX;
+		if (ioctl(device, VFIO_DEVICE_GET_REGION_INFO, info)) {
+			free(info);
+			return NULL;
+		}
+		if (info->argsz <= size)
+			return info;
+		size = info->argsz;
+		more = realloc(info, size);
+		if (!more)
+			free(info);
+		info = more;
+	}
+}
+
+/* BAR 0's first mappable area, from its sparse mmap capability. */
+static struct vfio_region_info_cap_sparse_mmap *
+bar0_areas(struct vfio_region_info *info)
+{
+	struct vfio_info_cap_header *h;
+	uint32_t off = info->cap_offset;
+
+	while ((info->flags & VFIO_REGION_INFO_FLAG_CAPS) && off) {
+		h = (void *)((char *)info + off);
+		if (h->id == VFIO_REGION_INFO_CAP_SPARSE_MMAP)
+			return (void *)h;
+		off = h->next;
+	}
+	return NULL;
+}
+
+/* Maps BAR 0's first area; NULL on error. */
+static volatile uint32_t *bar0_map(int device, struct vfio_region_info *info)
+{
+	struct vfio_region_info_cap_sparse_mmap *areas = bar0_areas(info);
+	void *p;
+
+	step = "mapping BAR 0";
+	if (!areas || !areas->nr_areas || areas->areas[0].offset) {
+		errno = ENXIO;	/* none that starts at 0 */
+		return NULL;
+	}
+	p = mmap(NULL, areas->areas[0].size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, device, info->offset);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 static int info(int device)
 {
+	struct vfio_region_info_cap_sparse_mmap *areas;
+	struct vfio_region_info *bar0;
+	volatile uint32_t *mapped;
+	uint32_t word;
+	unsigned int i;
 	struct vfio_device_info dev = { .argsz = sizeof(dev) };
 	struct vfio_region_info config = {
 		.argsz = sizeof(config),
@@ -112,6 +186,27 @@ static int info(int device)
 		return failed();
 	/* Config space is little-endian, as the x86 this runs on. */
 	printf("ids: %04x %04x\n", ids[0], ids[1]);
+
+	bar0 = bar0_info(device);
+	if (!bar0)
+		return failed();
+	printf("bar0: size %llu\n", (unsigned long long)bar0->size);
+	areas = bar0_areas(bar0);
+	for (i = 0; areas && i < areas->nr_areas; i++)
+		printf("bar0 area: %#llx+%#llx\n",
+		       (unsigned long long)areas->areas[i].offset,
+		       (unsigned long long)areas->areas[i].size);
+	step = "reading BAR 0 + 8";
+	if (pread(device, &word, sizeof(word), bar0->offset + 8) !=
+	    sizeof(word)) {
+		free(bar0);
+		return failed();
+	}
+	mapped = bar0_map(device, bar0);
+	free(bar0);
+	if (!mapped)
+		return failed();
+	printf("bar0 word 8: %#x %#x\n", word, mapped[2]);
 	return 0;
 }
 
@@ -123,19 +218,41 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static int hold(const char *file)
+static void on_sigbus(int sig)
 {
+	static const char msg[] = "SIGBUS\n";
+
+	(void)sig;
+	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(0);
+}
+
+static int hold(int device, const char *file)
+{
+	struct vfio_region_info *bar0 = bar0_info(device);
+	volatile uint32_t *mapped;
 	int fd;
 
+	if (!bar0)
+		return failed();
+	mapped = bar0_map(device, bar0);
+	free(bar0);
+	if (!mapped)
+		return failed();
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
+	signal(SIGBUS, on_sigbus);
+	(void)mapped[0];
 	step = file;
 	fd = open(file, O_WRONLY | O_CREAT, 0644);
 	if (fd < 0)
 		return failed();
 	close(fd);
-	while (!stop)
-		pause();
+	while (!stop) {
+		(void)mapped[0];
+		usleep(10000);
+	}
 	return 0;
 }
 
@@ -152,7 +269,7 @@ int main(int argc, char **argv)
 		device = vfio_open(argv[2]);
 		if (device < 0)
 			return failed();
-		ret = hold(argv[3]);
+		ret = hold(device, argv[3]);
 	} else {
 		return usage();
 	}

@@ -6,8 +6,11 @@
 # smartio-pci counts the cluster's available devices; an mdev with no
 # fdid yet refuses to open, with one line saying why; opening it borrows
 # the device (its config space reads as the NVMe's through the config
-# region), closing gives it back; while open the mdev keeps its fdid and
-# the type counts one device fewer.
+# region; BAR 0's version register reads the same through the region and
+# through a mapping of it, which leaves out its MSI-X table and PBA),
+# closing gives it back; while open the mdev keeps its fdid and the type
+# counts one device fewer. Node 2 reclaims the device while a process
+# touches its mapped BAR: the process gets SIGBUS.
 set -eu
 # shellcheck source=../guest/lend.sh
 . /usr/local/lib/vmtest/lend.sh
@@ -41,6 +44,11 @@ out=$(smartio-vfio info "$uuid") || fail "smartio-vfio info failed"
 echo "$out"
 echo "$out" | grep -qx "ids: 1b36 0010" || fail "not the NVMe's ids"
 echo "$out" | grep -qx "config: size 4096" || fail "not a 4 KiB config space"
+# QEMU's NVMe is version 1.4, its MSI-X table and PBA at BAR 0 + 0x2000
+# and + 0x3000 (hw/nvme/ctrl.c): one area before them.
+echo "$out" | grep -qx "bar0 word 8: 0x10400 0x10400" || fail "BAR 0's version register not read as 1.4 both ways"
+echo "$out" | grep -qx "bar0 area: 0+0x2000" || fail "BAR 0's mappable areas not as expected"
+! echo "$out" | grep -q "bar0 area: 0x[23]000" || fail "the MSI-X table or PBA mappable"
 dmesg | grep -q "$uuid: fdid 20000 borrowed as " || fail "the borrow not logged"
 dmesg | grep -q "$uuid: fdid 20000 given back\$" || fail "the give back not logged"
 wait_until 30 listed_available || fail "20000 not available after the close"
@@ -56,6 +64,17 @@ smartioctl device list | grep -q "^20000: .* borrowed by 1 as " ||
 kill "$holder"
 wait "$holder" || fail "smartio-vfio hold failed"
 wait_until 30 listed_available || fail "20000 not available after the holder closed"
+
+smartio-vfio hold "$uuid" /tmp/held2 >/tmp/hold2.out 2>&1 &
+holder=$!
+wait_until 30 test -e /tmp/held2 || { cat /tmp/hold2.out; fail "the mdev never held open again"; }
+vmctl barrier held
+vmctl barrier reclaimed
+wait_until 30 sh -c "! kill -0 $holder 2>/dev/null" || fail "the holder still runs after the reclaim"
+wait "$holder" || { cat /tmp/hold2.out; fail "smartio-vfio hold failed"; }
+grep -qx SIGBUS /tmp/hold2.out || fail "no SIGBUS: $(cat /tmp/hold2.out)"
+dmesg | grep -q "$uuid: fdid 20000 lost: its BARs are unmapped" || fail "the loss not logged"
+wait_until 30 listed_available || fail "20000 not available after the reclaim"
 echo 1 >"$mdev/remove"
 [ ! -e "$mdev" ] || fail "$mdev still there after its removal"
 vmctl barrier finished

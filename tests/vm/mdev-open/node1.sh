@@ -2,16 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Node 2 lends its NVMe to node 1's mediated device (node0.sh), which
-# borrows it twice and gives it back each time.
+# borrows it twice and gives it back each time; the third time node 2
+# reclaims it.
 set -eu
 # shellcheck source=../guest/lend.sh
 . /usr/local/lib/vmtest/lend.sh
 
 lend_nvme
 vmctl barrier available
-vmctl barrier finished
+vmctl barrier held
 [ "$(dmesg | grep -c "returned by node 1")" = 2 ] ||
 	fail "$(dmesg | grep -c "returned by node 1") returns, not 2"
+smartioctl device reclaim 20000 || fail "reclaim 20000 failed"
+vmctl barrier reclaimed
+vmctl barrier finished
 smartioctl device unavailable 20000
 smartioctl device remove 20000
 rmmod smartio_lend smartio_ntb smartio
