@@ -7,7 +7,7 @@
 #   make check      install dependencies, build for the reference kernel and
 #                   run every test: unit, style, VM, benchmark smoke runs;
 #                   ends "N passed, N failed"
-#   make check-debug  the fabric, lending, NTB and fuzzing tests on the debug kernel
+#   make check-debug  the fabric, lending, NTB, mdev and fuzzing tests on the debug kernel
 #                   (KASAN, lockdep, kmemleak, DMA-API debug: scripts/
 #                   debug-kernel, built once and cached); TESTS="DIR[@MODEL]
 #                   ..." runs only those
