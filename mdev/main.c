@@ -106,6 +106,7 @@ static void smartio_mdev_lost(struct smartio_borrowed *b, void *priv)
 
 	/* Not sm->lock: an open holds it across a borrow. */
 	smartio_mdev_bars_lost(sm);
+	smartio_mdev_irqs_close(sm);
 	dev_info(&sm->mdev->dev, "fdid %x lost: its BARs are unmapped and read as errors until the VM closes it\n",
 		 smartio_borrowed_fdid(b));
 }
@@ -149,18 +150,31 @@ static int smartio_mdev_open(struct vfio_device *vdev)
 	sm->borrowed = b;
 	sm->pdev = smartio_borrowed_pci_dev(b);
 	WRITE_ONCE(sm->lost, false);
+	/* As vfio-pci: the PCI core allocates vectors of enabled ones only. */
+	ret = pci_enable_device(sm->pdev);
+	if (ret) {
+		dev_err(&sm->mdev->dev, "fdid %x: its shadow %s cannot be enabled (%pe)\n",
+			sm->fdid, pci_name(sm->pdev), ERR_PTR(ret));
+		goto err_give_back;
+	}
 	smartio_mdev_config_open(sm);
 	ret = smartio_mdev_bars_open(sm);
 	if (ret) {
 		dev_err(&sm->mdev->dev, "fdid %x: its BARs cannot be mapped here\n",
 			sm->fdid);
-		smartio_give_back(b);
-		sm->borrowed = NULL;
-		sm->pdev = NULL;
-		goto unlock;
+		goto err_disable;
 	}
 	dev_info(&sm->mdev->dev, "fdid %x borrowed as %s\n", sm->fdid,
 		 pci_name(sm->pdev));
+	mutex_unlock(&sm->lock);
+	return 0;
+
+err_disable:
+	pci_disable_device(sm->pdev);
+err_give_back:
+	smartio_give_back(b);
+	sm->borrowed = NULL;
+	sm->pdev = NULL;
 unlock:
 	mutex_unlock(&sm->lock);
 	return ret;
@@ -171,7 +185,9 @@ static void smartio_mdev_close(struct vfio_device *vdev)
 	struct smartio_mdev *sm = smartio_mdev_of(vdev);
 
 	mutex_lock(&sm->lock);
+	smartio_mdev_irqs_close(sm);
 	smartio_mdev_bars_close(sm);
+	pci_disable_device(sm->pdev);
 	smartio_give_back(sm->borrowed);
 	sm->borrowed = NULL;
 	sm->pdev = NULL;
@@ -276,6 +292,37 @@ out:
 	return ret;
 }
 
+/* VFIO_DEVICE_SET_IRQS: validated as vfio-pci does, then intrs.c's. */
+static int smartio_mdev_ioctl_set_irqs(struct smartio_mdev *sm,
+				       void __user *uarg)
+{
+	unsigned long minsz = offsetofend(struct vfio_irq_set, count);
+	struct vfio_irq_set hdr;
+	size_t data_size = 0;
+	void *data = NULL;
+	int count, ret;
+
+	if (copy_from_user(&hdr, uarg, minsz))
+		return -EFAULT;
+	mutex_lock(&sm->lock);
+	count = hdr.index < VFIO_PCI_NUM_IRQS ?
+		smartio_mdev_irq_info_count(sm, hdr.index) : 0;
+	mutex_unlock(&sm->lock);
+	ret = vfio_set_irqs_validate_and_prepare(&hdr, count,
+						 VFIO_PCI_NUM_IRQS,
+						 &data_size);
+	if (ret)
+		return ret;
+	if (data_size) {
+		data = memdup_user(uarg + minsz, data_size);
+		if (IS_ERR(data))
+			return PTR_ERR(data);
+	}
+	ret = smartio_mdev_set_irqs(sm, &hdr, data);
+	kfree(data);
+	return ret;
+}
+
 static long smartio_mdev_ioctl(struct vfio_device *vdev, unsigned int cmd,
 			       unsigned long arg)
 {
@@ -299,6 +346,24 @@ static long smartio_mdev_ioctl(struct vfio_device *vdev, unsigned int cmd,
 	}
 	case VFIO_DEVICE_GET_REGION_INFO:
 		return smartio_mdev_get_region_info(sm, uarg);
+	case VFIO_DEVICE_GET_IRQ_INFO: {
+		struct vfio_irq_info info;
+		int ret;
+
+		minsz = offsetofend(struct vfio_irq_info, count);
+		if (copy_from_user(&info, uarg, minsz))
+			return -EFAULT;
+		if (info.argsz < minsz)
+			return -EINVAL;
+		mutex_lock(&sm->lock);
+		ret = smartio_mdev_irq_info(sm, &info);
+		mutex_unlock(&sm->lock);
+		if (ret)
+			return ret;
+		return copy_to_user(uarg, &info, minsz) ? -EFAULT : 0;
+	}
+	case VFIO_DEVICE_SET_IRQS:
+		return smartio_mdev_ioctl_set_irqs(sm, uarg);
 	}
 	return -ENOTTY;
 }
@@ -311,6 +376,8 @@ static int smartio_mdev_init_dev(struct vfio_device *vdev)
 	mutex_init(&sm->lock);
 	mutex_init(&sm->map_lock);
 	INIT_LIST_HEAD(&sm->vmas);
+	mutex_init(&sm->irq_lock);
+	sm->irq_index = -1;
 	return 0;
 }
 
@@ -318,6 +385,7 @@ static void smartio_mdev_release_dev(struct vfio_device *vdev)
 {
 	struct smartio_mdev *sm = smartio_mdev_of(vdev);
 
+	mutex_destroy(&sm->irq_lock);
 	mutex_destroy(&sm->map_lock);
 	mutex_destroy(&sm->lock);
 	vfio_free_device(vdev);

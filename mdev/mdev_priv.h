@@ -2,7 +2,7 @@
 /*
  * What the files of smartio_mdev share: one mediated device per device of
  * the cluster a VM may be given (main.c), its config space as the VM sees
- * it (config.c), its BARs (bar.c).
+ * it (config.c), its BARs (bar.c), its interrupts (intrs.c).
  */
 #ifndef _SMARTIO_MDEV_PRIV_H
 #define _SMARTIO_MDEV_PRIV_H
@@ -39,6 +39,12 @@
  * @vmas: The BAR mappings a fault put pages in (bar.c).
  * @lost: The device was lost while open: its mappings are zapped, its
  *	region fails with EIO.
+ * @irq_lock: Protects the VM's vectors (intrs.c); not held across a
+ *	borrow, so that a loss may take it.
+ * @irq_index: VFIO_PCI_MSI_IRQ_INDEX or _MSIX_ while vectors are
+ *	allocated, -1 otherwise.
+ * @nr_irqs: How many.
+ * @trigger: Each one's eventfd, NULL for none.
  */
 struct smartio_mdev {
 	struct vfio_device vdev;
@@ -53,6 +59,10 @@ struct smartio_mdev {
 	struct mutex map_lock;
 	struct list_head vmas;
 	bool lost;
+	struct mutex irq_lock;
+	int irq_index;
+	int nr_irqs;
+	struct eventfd_ctx **trigger;
 };
 
 /* bar.c */
@@ -66,6 +76,13 @@ ssize_t smartio_mdev_bar_rw(struct smartio_mdev *sm, int bar,
 			    bool write);
 int smartio_mdev_mmap(struct vfio_device *vdev, struct vm_area_struct *vma);
 void smartio_mdev_bars_lost(struct smartio_mdev *sm);
+
+/* intrs.c */
+int smartio_mdev_irq_info_count(struct smartio_mdev *sm, unsigned int index);
+int smartio_mdev_irq_info(struct smartio_mdev *sm, struct vfio_irq_info *info);
+int smartio_mdev_set_irqs(struct smartio_mdev *sm, struct vfio_irq_set *hdr,
+			  const void *data);
+void smartio_mdev_irqs_close(struct smartio_mdev *sm);
 
 /* config.c */
 void smartio_mdev_config_open(struct smartio_mdev *sm);

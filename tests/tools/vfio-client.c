@@ -9,13 +9,20 @@
  *					its first word every 10 ms until
  *					SIGTERM or SIGINT (exit 0) or SIGBUS
  *					(print "SIGBUS", exit 0), close
+ *	smartio-vfio edu-irq UUID	open QEMU's edu, have it raise an MSI
+ *					into an eventfd, close
  *
  * info prints "device: flags F regions R irqs I", "config: size S",
  * "ids: VENDOR DEVICE" (read from the config region), "bar0: size S" with
  * "bar0 area: OFFSET+SIZE" for each range that may be mapped (the region's
  * sparse mmap capability), and "bar0 word 8: READ MAPPED", the 32-bit
  * word at BAR 0 + 8 through the region's read and through a mapping of
- * the first area (an NVMe's version register). Opening borrows the device,
+ * the first area (an NVMe's version register). edu-irq gives MSI vector 0
+ * an eventfd (VFIO_DEVICE_SET_IRQS), writes edu's interrupt raise register
+ * through BAR 0's mapping, waits up to 30 s for the eventfd and prints
+ * "msi: vectors N", "msi: raised COUNT"; then it signals the vector
+ * itself (DATA_NONE: the eventfd's loopback) and prints "msi: loopback
+ * COUNT", and frees the vectors. Opening borrows the device,
  * closing gives it back (mdev/main.c). Errors: one line naming the step
  * and the kernel's error, exit status 1 (2 for a bad command line).
  */
@@ -27,7 +34,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <poll.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -43,7 +52,7 @@ static int failed(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: smartio-vfio info UUID | hold UUID FILE\n");
+	fprintf(stderr, "usage: smartio-vfio info UUID | hold UUID FILE | edu-irq UUID\n");
 	return 2;
 }
 
@@ -210,6 +219,78 @@ static int info(int device)
 	return 0;
 }
 
+/* QEMU's edu (docs/specs/edu.rst): raise and acknowledge an interrupt. */
+#define EDU_IRQ_RAISE	(0x60 / 4)
+#define EDU_IRQ_ACK	(0x64 / 4)
+
+/* Sets MSI vector 0's eventfd (-1: frees the vectors), or signals it. */
+static int msi_set(int device, uint32_t data_type, int count, int32_t fd)
+{
+	char buf[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
+	struct vfio_irq_set *set = (void *)buf;
+
+	memset(buf, 0, sizeof(buf));
+	set->argsz = sizeof(buf);
+	set->flags = data_type | VFIO_IRQ_SET_ACTION_TRIGGER;
+	set->index = VFIO_PCI_MSI_IRQ_INDEX;
+	set->count = count;
+	memcpy(set->data, &fd, sizeof(fd));
+	return ioctl(device, VFIO_DEVICE_SET_IRQS, set);
+}
+
+/* The eventfd's count once it fires, within 30 s; 0 if it does not. */
+static uint64_t eventfd_wait(int efd)
+{
+	struct pollfd p = { .fd = efd, .events = POLLIN };
+	uint64_t n = 0;
+
+	if (poll(&p, 1, 30000) == 1 && read(efd, &n, sizeof(n)) != sizeof(n))
+		n = 0;
+	return n;
+}
+
+static int edu_irq(int device)
+{
+	struct vfio_irq_info irq = {
+		.argsz = sizeof(irq),
+		.index = VFIO_PCI_MSI_IRQ_INDEX,
+	};
+	struct vfio_region_info *bar0;
+	volatile uint32_t *regs;
+	int efd;
+
+	step = "VFIO_DEVICE_GET_IRQ_INFO (MSI)";
+	if (ioctl(device, VFIO_DEVICE_GET_IRQ_INFO, &irq))
+		return failed();
+	printf("msi: vectors %u\n", irq.count);
+	bar0 = bar0_info(device);
+	if (!bar0)
+		return failed();
+	regs = bar0_map(device, bar0);
+	free(bar0);
+	if (!regs)
+		return failed();
+	step = "eventfd";
+	efd = eventfd(0, EFD_NONBLOCK);
+	if (efd < 0)
+		return failed();
+	step = "VFIO_DEVICE_SET_IRQS (an eventfd for MSI vector 0)";
+	if (msi_set(device, VFIO_IRQ_SET_DATA_EVENTFD, 1, efd))
+		return failed();
+	regs[EDU_IRQ_RAISE] = 1;
+	printf("msi: raised %llu\n", (unsigned long long)eventfd_wait(efd));
+	regs[EDU_IRQ_ACK] = 1;
+	step = "VFIO_DEVICE_SET_IRQS (loopback)";
+	if (msi_set(device, VFIO_IRQ_SET_DATA_NONE, 1, -1))
+		return failed();
+	printf("msi: loopback %llu\n", (unsigned long long)eventfd_wait(efd));
+	step = "VFIO_DEVICE_SET_IRQS (free the vectors)";
+	if (msi_set(device, VFIO_IRQ_SET_DATA_NONE, 0, -1))
+		return failed();
+	close(efd);
+	return 0;
+}
+
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -265,6 +346,11 @@ int main(int argc, char **argv)
 		if (device < 0)
 			return failed();
 		ret = info(device);
+	} else if (argc == 3 && !strcmp(argv[1], "edu-irq")) {
+		device = vfio_open(argv[2]);
+		if (device < 0)
+			return failed();
+		ret = edu_irq(device);
 	} else if (argc == 4 && !strcmp(argv[1], "hold")) {
 		device = vfio_open(argv[2]);
 		if (device < 0)

@@ -10,7 +10,9 @@
 # through a mapping of it, which leaves out its MSI-X table and PBA),
 # closing gives it back; while open the mdev keeps its fdid and the type
 # counts one device fewer. Node 2 reclaims the device while a process
-# touches its mapped BAR: the process gets SIGBUS.
+# touches its mapped BAR: the process gets SIGBUS. Node 2's edu (20001),
+# in a second mdev, raises an MSI through its mapped BAR, which reaches
+# the eventfd the client gave its vector, as does a loopback signal.
 set -eu
 # shellcheck source=../guest/lend.sh
 . /usr/local/lib/vmtest/lend.sh
@@ -26,8 +28,8 @@ modprobe smartio_mdev
 type=/sys/class/smartio/smartio/mdev_supported_types/smartio-pci
 [ -d "$type" ] || fail "no mdev type smartio-pci"
 vmctl barrier available
-[ "$(cat "$type/available_instances")" = 1 ] ||
-	fail "available_instances $(cat "$type/available_instances"), not 1"
+[ "$(cat "$type/available_instances")" = 2 ] ||
+	fail "available_instances $(cat "$type/available_instances"), not 2"
 
 uuid=5a3a0d2e-1c1b-4b0e-9a59-000000020000
 echo "$uuid" >"$type/create" || fail "cannot create mdev $uuid"
@@ -58,8 +60,8 @@ holder=$!
 wait_until 30 test -e /tmp/held || fail "the mdev never held open"
 smartioctl device list | grep -q "^20000: .* borrowed by 1 as " ||
 	fail "not listed borrowed while open: $(smartioctl device list)"
-[ "$(cat "$type/available_instances")" = 0 ] ||
-	fail "available_instances $(cat "$type/available_instances") while borrowed, not 0"
+[ "$(cat "$type/available_instances")" = 1 ] ||
+	fail "available_instances $(cat "$type/available_instances") while 20000 is borrowed, not 1"
 ! echo 20001 >"$mdev/smartio/fdid" 2>/dev/null || fail "fdid changed while open"
 kill "$holder"
 wait "$holder" || fail "smartio-vfio hold failed"
@@ -77,6 +79,16 @@ dmesg | grep -q "$uuid: fdid 20000 lost: its BARs are unmapped" || fail "the los
 wait_until 30 listed_available || fail "20000 not available after the reclaim"
 echo 1 >"$mdev/remove"
 [ ! -e "$mdev" ] || fail "$mdev still there after its removal"
+
+edu_uuid=5a3a0d2e-1c1b-4b0e-9a59-000000020001
+echo "$edu_uuid" >"$type/create" || fail "cannot create mdev $edu_uuid"
+echo 20001 >"/sys/bus/mdev/devices/$edu_uuid/smartio/fdid"
+out=$(smartio-vfio edu-irq "$edu_uuid" 2>&1) || fail "smartio-vfio edu-irq failed: $out"
+echo "$out"
+echo "$out" | grep -qx "msi: vectors 1" || fail "the edu's MSI not offered with 1 vector"
+echo "$out" | grep -qx "msi: raised 1" || fail "the edu's MSI did not reach the eventfd"
+echo "$out" | grep -qx "msi: loopback 1" || fail "the loopback did not reach the eventfd"
+echo 1 >"/sys/bus/mdev/devices/$edu_uuid/remove"
 vmctl barrier finished
 rmmod smartio_mdev smartio_lend smartio_ntb smartio
 ntb_unload

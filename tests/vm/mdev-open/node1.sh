@@ -9,6 +9,8 @@ set -eu
 . /usr/local/lib/vmtest/lend.sh
 
 lend_nvme
+edu=$(pci_name_of 0x1234 0x11e8 edu)
+[ "$(lend_function "$edu")" = 20001 ] || fail "the edu is not 20001"
 vmctl barrier available
 vmctl barrier held
 [ "$(dmesg | grep -c "returned by node 1")" = 2 ] ||
@@ -18,5 +20,7 @@ vmctl barrier reclaimed
 vmctl barrier finished
 smartioctl device unavailable 20000
 smartioctl device remove 20000
+smartioctl device unavailable 20001
+smartioctl device remove 20001
 rmmod smartio_lend smartio_ntb smartio
 ntb_unload
