@@ -36,6 +36,8 @@
 #include <unistd.h>
 #include <linux/smartio_dev.h>
 
+#include "sigbus.h"
+
 static const char *what;
 
 static int failed(void)
@@ -116,23 +118,13 @@ static volatile uint64_t *map(int fd, uint64_t node, uint64_t id,
 	return p;
 }
 
-static void on_sigbus(int sig)
-{
-	static const char msg[] = "SIGBUS\n";
-
-	(void)sig;
-	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
-		_exit(1);
-	_exit(0);
-}
-
 /* hold: touches the first word of P every 10 ms until SIGBUS. */
 static int hold(volatile uint64_t *p, const char *file)
 {
 	unsigned int i;
 	int fd;
 
-	signal(SIGBUS, on_sigbus);
+	sigbus_exits();
 	p[0] = 0x5eed;
 	fd = open(file, O_WRONLY | O_CREAT, 0644);
 	if (fd < 0) {

@@ -42,6 +42,8 @@
 #include <unistd.h>
 #include <linux/vfio.h>
 
+#include "sigbus.h"
+
 static const char *step;
 
 static int failed(void)
@@ -299,16 +301,6 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static void on_sigbus(int sig)
-{
-	static const char msg[] = "SIGBUS\n";
-
-	(void)sig;
-	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
-		_exit(1);
-	_exit(0);
-}
-
 static int hold(int device, const char *file)
 {
 	struct vfio_region_info *bar0 = bar0_info(device);
@@ -323,7 +315,7 @@ static int hold(int device, const char *file)
 		return failed();
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
-	signal(SIGBUS, on_sigbus);
+	sigbus_exits();
 	(void)mapped[0];
 	step = file;
 	fd = open(file, O_WRONLY | O_CREAT, 0644);

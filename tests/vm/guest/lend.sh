@@ -37,6 +37,14 @@ lend_nvme() {
 	lend_function "$(nvme_bdf)" >/dev/null
 }
 
+# lend_edu: after lend_nvme, this node's edu (QEMU's DMA engine, which
+# also raises MSIs on demand) registered and available too (on node 2, as
+# fdid 20001); sets edu to its PCI name.
+lend_edu() {
+	edu=$(pci_name_of 0x1234 0x11e8 edu)
+	[ "$(lend_function "$edu")" = 20001 ] || fail "the edu is not 20001"
+}
+
 # borrower_ready: node 1's start: the modules loaded and node 2 joined.
 borrower_ready() {
 	load_lend

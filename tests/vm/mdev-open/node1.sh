@@ -9,8 +9,7 @@ set -eu
 . /usr/local/lib/vmtest/lend.sh
 
 lend_nvme
-edu=$(pci_name_of 0x1234 0x11e8 edu)
-[ "$(lend_function "$edu")" = 20001 ] || fail "the edu is not 20001"
+lend_edu
 vmctl barrier available
 vmctl barrier held
 [ "$(dmesg | grep -c "returned by node 1")" = 2 ] ||
