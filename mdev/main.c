@@ -340,9 +340,23 @@ static long smartio_mdev_ioctl(struct vfio_device *vdev, unsigned int cmd,
 		if (info.argsz < minsz)
 			return -EINVAL;
 		info.flags = VFIO_DEVICE_FLAGS_PCI;
+		/* QEMU resets only a device that says it can. */
+		mutex_lock(&sm->lock);
+		if (sm->pdev->reset_methods[0])
+			info.flags |= VFIO_DEVICE_FLAGS_RESET;
+		mutex_unlock(&sm->lock);
 		info.num_regions = VFIO_PCI_NUM_REGIONS;
 		info.num_irqs = VFIO_PCI_NUM_IRQS;
 		return copy_to_user(uarg, &info, minsz) ? -EFAULT : 0;
+	}
+	case VFIO_DEVICE_RESET: {
+		int ret;
+
+		/* A function reset on the lender, its state restored. */
+		mutex_lock(&sm->lock);
+		ret = smartio_borrowed_reset(sm->borrowed);
+		mutex_unlock(&sm->lock);
+		return ret;
 	}
 	case VFIO_DEVICE_GET_REGION_INFO:
 		return smartio_mdev_get_region_info(sm, uarg);

@@ -9,6 +9,7 @@
  *					its first word every 10 ms until
  *					SIGTERM or SIGINT (exit 0) or SIGBUS
  *					(print "SIGBUS", exit 0), close
+ *	smartio-vfio reset UUID		open, reset the device, close
  *	smartio-vfio edu-irq UUID	open QEMU's edu, have it raise an MSI
  *					into an eventfd, close
  *
@@ -54,7 +55,8 @@ static int failed(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: smartio-vfio info UUID | hold UUID FILE | edu-irq UUID\n");
+	fprintf(stderr, "usage: smartio-vfio info UUID | hold UUID FILE | reset UUID |\n"
+			"       edu-irq UUID\n");
 	return 2;
 }
 
@@ -338,6 +340,12 @@ int main(int argc, char **argv)
 		if (device < 0)
 			return failed();
 		ret = info(device);
+	} else if (argc == 3 && !strcmp(argv[1], "reset")) {
+		device = vfio_open(argv[2]);
+		if (device < 0)
+			return failed();
+		step = "VFIO_DEVICE_RESET";
+		ret = ioctl(device, VFIO_DEVICE_RESET) ? failed() : 0;
 	} else if (argc == 3 && !strcmp(argv[1], "edu-irq")) {
 		device = vfio_open(argv[2]);
 		if (device < 0)

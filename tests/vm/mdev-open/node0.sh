@@ -9,7 +9,7 @@
 # region; BAR 0's version register reads the same through the region and
 # through a mapping of it, which leaves out its MSI-X table and PBA),
 # closing gives it back; while open the mdev keeps its fdid and the type
-# counts one device fewer. Node 2 reclaims the device while a process
+# counts one device fewer; a reset is carried out by node 2. Node 2 reclaims the device while a process
 # touches its mapped BAR: the process gets SIGBUS. Node 2's edu (20001),
 # in a second mdev, raises an MSI through its mapped BAR, which reaches
 # the eventfd the client gave its vector, as does a loopback signal.
@@ -45,6 +45,8 @@ echo 20000 >"$mdev/smartio/fdid"
 out=$(smartio-vfio info "$uuid") || fail "smartio-vfio info failed"
 echo "$out"
 echo "$out" | grep -qx "ids: 1b36 0010" || fail "not the NVMe's ids"
+# PCI, resettable (the NVMe has FLR).
+echo "$out" | grep -qx "device: flags 0x3 regions 9 irqs 5" || fail "not a resettable PCI device"
 echo "$out" | grep -qx "config: size 4096" || fail "not a 4 KiB config space"
 # QEMU's NVMe is version 1.4, its MSI-X table and PBA at BAR 0 + 0x2000
 # and + 0x3000 (hw/nvme/ctrl.c): one area before them.
@@ -54,6 +56,8 @@ echo "$out" | grep -qx "bar0 area: 0+0x2000" || fail "BAR 0's mappable areas not
 dmesg | grep -q "$uuid: fdid 20000 borrowed as " || fail "the borrow not logged"
 dmesg | grep -q "$uuid: fdid 20000 given back\$" || fail "the give back not logged"
 wait_until 30 listed_available || fail "20000 not available after the close"
+smartio-vfio reset "$uuid" || fail "smartio-vfio reset failed"
+vmctl barrier reset
 
 smartio-vfio hold "$uuid" /tmp/held &
 holder=$!

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Node 2 lends its NVMe to node 1's mediated device (node0.sh), which
-# borrows it twice and gives it back each time; the third time node 2
-# reclaims it.
+# borrows it three times and gives it back each time (resetting it once);
+# the fourth time node 2 reclaims it.
 set -eu
 # shellcheck source=../guest/lend.sh
 . /usr/local/lib/vmtest/lend.sh
@@ -11,9 +11,11 @@ set -eu
 lend_nvme
 lend_edu
 vmctl barrier available
+vmctl barrier reset
+dmesg | grep -q "reset for node 1, its state restored" || fail "no reset here"
 vmctl barrier held
-[ "$(dmesg | grep -c "returned by node 1")" = 2 ] ||
-	fail "$(dmesg | grep -c "returned by node 1") returns, not 2"
+[ "$(dmesg | grep -c "returned by node 1")" = 3 ] ||
+	fail "$(dmesg | grep -c "returned by node 1") returns, not 3"
 smartioctl device reclaim 20000 || fail "reclaim 20000 failed"
 vmctl barrier reclaimed
 vmctl barrier finished
