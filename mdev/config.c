@@ -81,18 +81,14 @@ static void smartio_mdev_bar_reg_rw(struct smartio_mdev *sm, loff_t pos,
 	sm->bar[i] = smartio_mdev_bar_read(sm, i);
 }
 
-/* One aligned access of @size bytes at @pos, to the function or a BAR. */
-static int smartio_mdev_config_one(struct smartio_mdev *sm, loff_t pos,
-				   int size, u32 *val, bool write)
+/* One aligned access of @size bytes at @pos of the function's own. */
+static int smartio_mdev_config_access(struct smartio_mdev *sm, loff_t pos,
+				      int size, u32 *val, bool write)
 {
 	u8 b;
 	u16 w;
 	int ret;
 
-	if (smartio_mdev_config_is_bar(pos)) {
-		smartio_mdev_bar_reg_rw(sm, pos, size, val, write);
-		return 0;
-	}
 	switch (size) {
 	case 1:
 		if (write)
@@ -113,6 +109,56 @@ static int smartio_mdev_config_one(struct smartio_mdev *sm, loff_t pos,
 	}
 }
 
+/*
+ * A write of @size bytes at @pos that sets the command register to
+ * @val's bits there: does it turn Bus Master Enable on (1), off (-1), or
+ * neither (0)?
+ */
+static int smartio_mdev_master_change(struct smartio_mdev *sm, loff_t pos,
+				      int size, u32 val)
+{
+	u16 cmd, now;
+
+	if (pos > PCI_COMMAND || pos + size <= PCI_COMMAND)
+		return 0;
+	cmd = val >> (8 * (PCI_COMMAND - pos));
+	pci_read_config_word(sm->pdev, PCI_COMMAND, &now);
+	if ((cmd & PCI_COMMAND_MASTER) && !(now & PCI_COMMAND_MASTER))
+		return 1;
+	if (!(cmd & PCI_COMMAND_MASTER) && (now & PCI_COMMAND_MASTER))
+		return -1;
+	return 0;
+}
+
+/* One aligned access of @size bytes at @pos, to the function or a BAR. */
+static int smartio_mdev_config_one(struct smartio_mdev *sm, loff_t pos,
+				   int size, u32 *val, bool write)
+{
+	int master = 0;
+	int ret;
+
+	if (smartio_mdev_config_is_bar(pos)) {
+		smartio_mdev_bar_reg_rw(sm, pos, size, val, write);
+		return 0;
+	}
+	/*
+	 * Bus Master Enable: the guest RAM is mapped for the device before
+	 * it may master the bus, and unmapped once it may not (dma.c).
+	 */
+	if (write)
+		master = smartio_mdev_master_change(sm, pos, size, *val);
+	if (master > 0) {
+		ret = smartio_mdev_dma_on(sm);
+		if (ret)
+			return ret;
+	}
+	ret = smartio_mdev_config_access(sm, pos, size, val, write);
+	if (master < 0 && !ret)
+		smartio_mdev_dma_off(sm);
+	else if (master > 0 && ret)
+		smartio_mdev_dma_off(sm);
+	return ret;
+}
 /**
  * smartio_mdev_config_rw() - The VM reads or writes config space.
  * @sm: The mdev, open. Called with @sm->lock held.

@@ -139,6 +139,8 @@ static int smartio_mdev_open(struct vfio_device *vdev)
 		ret = -ENODEV;
 		goto unlock;
 	}
+	/* The VM's RAM, which the device's own windows must keep clear of. */
+	smartio_mdev_dma_space(&args.user_ranges[0]);
 	b = smartio_borrow(sm->fdid, &args, &extack);
 	if (IS_ERR(b)) {
 		ret = PTR_ERR(b);
@@ -157,6 +159,11 @@ static int smartio_mdev_open(struct vfio_device *vdev)
 			sm->fdid, pci_name(sm->pdev), ERR_PTR(ret));
 		goto err_give_back;
 	}
+	/*
+	 * Its lender lends it mastering the bus: the VM turns that on, when
+	 * its driver is ready, and the guest RAM is mapped then (dma.c).
+	 */
+	pci_clear_master(sm->pdev);
 	smartio_mdev_config_open(sm);
 	ret = smartio_mdev_bars_open(sm);
 	if (ret) {
@@ -185,6 +192,9 @@ static void smartio_mdev_close(struct vfio_device *vdev)
 	struct smartio_mdev *sm = smartio_mdev_of(vdev);
 
 	mutex_lock(&sm->lock);
+	/* Its DMA stops before the guest RAM it may reach is unmapped. */
+	pci_clear_master(sm->pdev);
+	smartio_mdev_dma_off(sm);
 	smartio_mdev_irqs_close(sm);
 	smartio_mdev_bars_close(sm);
 	pci_disable_device(sm->pdev);
@@ -392,6 +402,7 @@ static int smartio_mdev_init_dev(struct vfio_device *vdev)
 	INIT_LIST_HEAD(&sm->vmas);
 	mutex_init(&sm->irq_lock);
 	sm->irq_index = -1;
+	INIT_LIST_HEAD(&sm->chunks);
 	return 0;
 }
 
@@ -415,6 +426,7 @@ static const struct vfio_device_ops smartio_mdev_ops = {
 	.write = smartio_mdev_write,
 	.ioctl = smartio_mdev_ioctl,
 	.mmap = smartio_mdev_mmap,
+	.dma_unmap = smartio_mdev_dma_unmap,
 };
 
 /* --- the mdev driver and its parent --- */

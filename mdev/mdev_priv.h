@@ -2,7 +2,8 @@
 /*
  * What the files of smartio_mdev share: one mediated device per device of
  * the cluster a VM may be given (main.c), its config space as the VM sees
- * it (config.c), its BARs (bar.c), its interrupts (intrs.c).
+ * it (config.c), its BARs (bar.c), its interrupts (intrs.c), its DMA
+ * (dma.c).
  */
 #ifndef _SMARTIO_MDEV_PRIV_H
 #define _SMARTIO_MDEV_PRIV_H
@@ -45,6 +46,11 @@
  *	allocated, -1 otherwise.
  * @nr_irqs: How many.
  * @trigger: Each one's eventfd, NULL for none.
+ * @ram: The VM's RAM, as found in the container when the VM last turned
+ *	Bus Master Enable on (dma.c).
+ * @nr_ram: How many ranges.
+ * @chunks: The guest RAM pinned and mapped for the device while Bus
+ *	Master Enable is on (dma.c).
  */
 struct smartio_mdev {
 	struct vfio_device vdev;
@@ -63,6 +69,9 @@ struct smartio_mdev {
 	int irq_index;
 	int nr_irqs;
 	struct eventfd_ctx **trigger;
+	struct smartio_dma_range ram[SMARTIO_BORROW_USER_RANGES];
+	int nr_ram;
+	struct list_head chunks;
 };
 
 /* bar.c */
@@ -83,6 +92,12 @@ int smartio_mdev_irq_info(struct smartio_mdev *sm, struct vfio_irq_info *info);
 int smartio_mdev_set_irqs(struct smartio_mdev *sm, struct vfio_irq_set *hdr,
 			  const void *data);
 void smartio_mdev_irqs_close(struct smartio_mdev *sm);
+
+/* dma.c */
+void smartio_mdev_dma_space(struct smartio_dma_range *range);
+int smartio_mdev_dma_on(struct smartio_mdev *sm);
+void smartio_mdev_dma_off(struct smartio_mdev *sm);
+void smartio_mdev_dma_unmap(struct vfio_device *vdev, u64 iova, u64 length);
 
 /* config.c */
 void smartio_mdev_config_open(struct smartio_mdev *sm);

@@ -12,6 +12,9 @@
  *	smartio-vfio reset UUID		open, reset the device, close
  *	smartio-vfio edu-irq UUID	open QEMU's edu, have it raise an MSI
  *					into an eventfd, close
+ *	smartio-vfio edu-dma UUID	map two pages into the container at
+ *					IOVA 0x200000, open QEMU's edu, have it
+ *					copy 2 KiB from one to the other, close
  *
  * info prints "device: flags F regions R irqs I", "config: size S",
  * "ids: VENDOR DEVICE" (read from the config region), "bar0: size S" with
@@ -23,7 +26,11 @@
  * through BAR 0's mapping, waits up to 30 s for the eventfd and prints
  * "msi: vectors N", "msi: raised COUNT"; then it signals the vector
  * itself (DATA_NONE: the eventfd's loopback) and prints "msi: loopback
- * COUNT", and frees the vectors. Opening borrows the device,
+ * COUNT", and frees the vectors. edu-dma turns Bus Master Enable on (the
+ * mdev maps the container's memory for the device then), has the edu
+ * copy 2 KiB from IOVA 0x200000 through its buffer to 0x201000, prints
+ * "dma: copied 0x800 bytes: they match" (or "they differ") and turns Bus
+ * Master Enable off. Opening borrows the device,
  * closing gives it back (mdev/main.c). Errors: one line naming the step
  * and the kernel's error, exit status 1 (2 for a bad command line).
  */
@@ -56,9 +63,18 @@ static int failed(void)
 static int usage(void)
 {
 	fprintf(stderr, "usage: smartio-vfio info UUID | hold UUID FILE | reset UUID |\n"
-			"       edu-irq UUID\n");
+			"       edu-irq UUID | edu-dma UUID\n");
 	return 2;
 }
+
+/*
+ * Memory mapped into the container for the device to reach (as QEMU maps
+ * guest RAM, the IOVA its guest-physical address) before the device is
+ * opened: edu-dma's two pages.
+ */
+#define DMA_IOVA	0x200000
+#define DMA_SIZE	0x2000
+static void *dma_mem;
 
 /* The device of mdev UUID, opened through a new type1 container. */
 static int vfio_open(const char *uuid)
@@ -103,6 +119,19 @@ static int vfio_open(const char *uuid)
 	step = "VFIO_SET_IOMMU (type1)";
 	if (ioctl(container, VFIO_SET_IOMMU, VFIO_TYPE1v2_IOMMU))
 		return -1;
+	if (dma_mem) {
+		struct vfio_iommu_type1_dma_map map = {
+			.argsz = sizeof(map),
+			.flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE,
+			.vaddr = (uintptr_t)dma_mem,
+			.iova = DMA_IOVA,
+			.size = DMA_SIZE,
+		};
+
+		step = "VFIO_IOMMU_MAP_DMA";
+		if (ioctl(container, VFIO_IOMMU_MAP_DMA, &map))
+			return -1;
+	}
 	/* Where the mdev driver borrows the device. */
 	step = "VFIO_GROUP_GET_DEVICE_FD";
 	device = ioctl(group, VFIO_GROUP_GET_DEVICE_FD, uuid);
@@ -223,9 +252,39 @@ static int info(int device)
 	return 0;
 }
 
-/* QEMU's edu (docs/specs/edu.rst): raise and acknowledge an interrupt. */
+/*
+ * QEMU's edu (docs/specs/edu.rst), as 32-bit registers: raise and
+ * acknowledge an interrupt, and a DMA (source, destination, count,
+ * command) between the bus and its buffer at EDU_BUF.
+ */
 #define EDU_IRQ_RAISE	(0x60 / 4)
 #define EDU_IRQ_ACK	(0x64 / 4)
+#define EDU_DMA_SRC	(0x80 / 4)
+#define EDU_DMA_DST	(0x88 / 4)
+#define EDU_DMA_CNT	(0x90 / 4)
+#define EDU_DMA_CMD	(0x98 / 4)
+#define EDU_DMA_RUN	0x1
+#define EDU_DMA_TO_RAM	0x2
+#define EDU_BUF		0x40000
+
+/* Turns the device's Bus Master Enable on or off, as a VM's driver does. */
+static int bus_master(int device, int on)
+{
+	struct vfio_region_info config = {
+		.argsz = sizeof(config),
+		.index = VFIO_PCI_CONFIG_REGION_INDEX,
+	};
+	uint16_t cmd;
+
+	step = "Bus Master Enable";
+	if (ioctl(device, VFIO_DEVICE_GET_REGION_INFO, &config) ||
+	    pread(device, &cmd, sizeof(cmd), config.offset + 4) != sizeof(cmd))
+		return -1;
+	cmd = on ? cmd | 0x4 : cmd & ~0x4;
+	if (pwrite(device, &cmd, sizeof(cmd), config.offset + 4) != sizeof(cmd))
+		return -1;
+	return 0;
+}
 
 /* Sets MSI vector 0's eventfd (-1: frees the vectors), or signals it. */
 static int msi_set(int device, uint32_t data_type, int count, int32_t fd)
@@ -274,6 +333,9 @@ static int edu_irq(int device)
 	free(bar0);
 	if (!regs)
 		return failed();
+	/* An MSI is a write the function makes: it masters the bus. */
+	if (bus_master(device, 1))
+		return failed();
 	step = "eventfd";
 	efd = eventfd(0, EFD_NONBLOCK);
 	if (efd < 0)
@@ -292,6 +354,60 @@ static int edu_irq(int device)
 	if (msi_set(device, VFIO_IRQ_SET_DATA_NONE, 0, -1))
 		return failed();
 	close(efd);
+	return 0;
+}
+
+/* One edu DMA of @len bytes, polled to its end (edu runs it from a timer). */
+static int edu_dma(volatile uint32_t *regs, uint64_t src, uint64_t dst,
+		   uint32_t len, uint32_t cmd)
+{
+	int i;
+
+	regs[EDU_DMA_SRC] = (uint32_t)src;
+	regs[EDU_DMA_SRC + 1] = (uint32_t)(src >> 32);
+	regs[EDU_DMA_DST] = (uint32_t)dst;
+	regs[EDU_DMA_DST + 1] = (uint32_t)(dst >> 32);
+	regs[EDU_DMA_CNT] = len;
+	regs[EDU_DMA_CMD] = cmd | EDU_DMA_RUN;
+	for (i = 0; i < 6000 && (regs[EDU_DMA_CMD] & EDU_DMA_RUN); i++)
+		usleep(10000);
+	if (regs[EDU_DMA_CMD] & EDU_DMA_RUN) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	return 0;
+}
+
+static int edu_dma_test(int device)
+{
+	unsigned char *mem = dma_mem;
+	struct vfio_region_info *bar0;
+	volatile uint32_t *regs;
+	unsigned int i;
+
+	for (i = 0; i < 0x800; i++) {
+		mem[i] = (unsigned char)(i * 7 + 1);
+		mem[0x1000 + i] = 0;
+	}
+	bar0 = bar0_info(device);
+	if (!bar0)
+		return failed();
+	regs = bar0_map(device, bar0);
+	free(bar0);
+	if (!regs)
+		return failed();
+	if (bus_master(device, 1))
+		return failed();
+	step = "the edu's DMA from the first page";
+	if (edu_dma(regs, DMA_IOVA, EDU_BUF, 0x800, 0))
+		return failed();
+	step = "the edu's DMA to the second page";
+	if (edu_dma(regs, EDU_BUF, DMA_IOVA + 0x1000, 0x800, EDU_DMA_TO_RAM))
+		return failed();
+	printf("dma: copied 0x800 bytes: %s\n",
+	       memcmp(mem, mem + 0x1000, 0x800) ? "they differ" : "they match");
+	if (bus_master(device, 0))
+		return failed();
 	return 0;
 }
 
@@ -346,6 +462,17 @@ int main(int argc, char **argv)
 			return failed();
 		step = "VFIO_DEVICE_RESET";
 		ret = ioctl(device, VFIO_DEVICE_RESET) ? failed() : 0;
+	} else if (argc == 3 && !strcmp(argv[1], "edu-dma")) {
+		dma_mem = mmap(NULL, DMA_SIZE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (dma_mem == MAP_FAILED) {
+			step = "memory for the device";
+			return failed();
+		}
+		device = vfio_open(argv[2]);
+		if (device < 0)
+			return failed();
+		ret = edu_dma_test(device);
 	} else if (argc == 3 && !strcmp(argv[1], "edu-irq")) {
 		device = vfio_open(argv[2]);
 		if (device < 0)

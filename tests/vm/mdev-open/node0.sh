@@ -12,7 +12,10 @@
 # counts one device fewer; a reset is carried out by node 2. Node 2 reclaims the device while a process
 # touches its mapped BAR: the process gets SIGBUS. Node 2's edu (20001),
 # in a second mdev, raises an MSI through its mapped BAR, which reaches
-# the eventfd the client gave its vector, as does a loopback signal.
+# the eventfd the client gave its vector, as does a loopback signal; and,
+# with two pages of the client's memory in the container, the device
+# copies 2 KiB from one to the other at their IOVAs, once the client
+# turned Bus Master Enable on.
 set -eu
 # shellcheck source=../guest/lend.sh
 . /usr/local/lib/vmtest/lend.sh
@@ -92,6 +95,9 @@ echo "$out"
 echo "$out" | grep -qx "msi: vectors 1" || fail "the edu's MSI not offered with 1 vector"
 echo "$out" | grep -qx "msi: raised 1" || fail "the edu's MSI did not reach the eventfd"
 echo "$out" | grep -qx "msi: loopback 1" || fail "the loopback did not reach the eventfd"
+out=$(smartio-vfio edu-dma "$edu_uuid" 2>&1) || fail "smartio-vfio edu-dma failed: $out"
+echo "$out"
+echo "$out" | grep -qx "dma: copied 0x800 bytes: they match" || fail "the edu's copy through the client's memory: $out"
 echo 1 >"/sys/bus/mdev/devices/$edu_uuid/remove"
 vmctl barrier finished
 rmmod smartio_mdev smartio_lend smartio_ntb smartio
