@@ -30,7 +30,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/interval_tree.h>
+#include <linux/interval_tree_generic.h>
 #include <linux/iommu.h>
 #include <linux/pci.h>
 #include <linux/scatterlist.h>
@@ -44,24 +44,49 @@
 
 /**
  * struct smartio_user_dma_range - A range mapped at a user's address.
- * @node: Its device addresses.
+ * @rb: Its place in the tree of ranges, by device address.
+ * @start: Its first device address.
+ * @last: Its last device address.
+ * @subtree_last: The tree's: the highest @last below this one.
  * @offset: Where it lies in the borrower's DMA range.
  */
 struct smartio_user_dma_range {
-	struct interval_tree_node node;
+	struct rb_node rb;
+	u64 start;
+	u64 last;
+	u64 subtree_last;
 	u64 offset;
 };
+
+/*
+ * The tree's code is our own instance of the kernel's generic one, not
+ * lib/interval_tree.c: that is built only when something selects
+ * CONFIG_INTERVAL_TREE, which a kernel with NTB need not have (the debug
+ * kernel had not), and it keeps device addresses as unsigned long.
+ */
+#define smartio_range_start(r)	((r)->start)
+#define smartio_range_last(r)	((r)->last)
+INTERVAL_TREE_DEFINE(struct smartio_user_dma_range, rb, u64, subtree_last,
+		     smartio_range_start, smartio_range_last, static inline,
+		     smartio_range)
+
+/* The first range that meets [@start, @last], if any. */
+static struct smartio_user_dma_range *
+smartio_user_dma_meets(struct smartio_user_dma *ud, u64 start, u64 last)
+{
+	return smartio_range_iter_first(&ud->ranges, start, last);
+}
 
 /* The range mapped at exactly [@start, @start + @size), if any. */
 static struct smartio_user_dma_range *
 smartio_user_dma_find(struct smartio_user_dma *ud, u64 start, u64 size)
 {
-	struct interval_tree_node *node;
+	struct smartio_user_dma_range *r;
 
-	node = interval_tree_iter_first(&ud->ranges, start, start);
-	if (!node || node->start != start || node->last != start + size - 1)
+	r = smartio_user_dma_meets(ud, start, start);
+	if (!r || r->start != start || r->last != start + size - 1)
 		return NULL;
-	return container_of(node, struct smartio_user_dma_range, node);
+	return r;
 }
 
 static int smartio_user_dma_add(struct smartio_user_dma *ud, u64 start,
@@ -72,10 +97,10 @@ static int smartio_user_dma_add(struct smartio_user_dma *ud, u64 start,
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
-	r->node.start = start;
-	r->node.last = start + size - 1;
+	r->start = start;
+	r->last = start + size - 1;
 	r->offset = offset;
-	interval_tree_insert(&r->node, &ud->ranges);
+	smartio_range_insert(r, &ud->ranges);
 	ud->count++;
 	return 0;
 }
@@ -83,7 +108,7 @@ static int smartio_user_dma_add(struct smartio_user_dma *ud, u64 start,
 static void smartio_user_dma_del(struct smartio_user_dma *ud,
 				 struct smartio_user_dma_range *r)
 {
-	interval_tree_remove(&r->node, &ud->ranges);
+	smartio_range_remove(r, &ud->ranges);
 	ud->count--;
 	kfree(r);
 }
@@ -95,11 +120,10 @@ static void smartio_user_dma_del(struct smartio_user_dma *ud,
  */
 void smartio_user_dma_clear(struct smartio_user_dma *ud)
 {
-	struct interval_tree_node *node;
+	struct smartio_user_dma_range *r;
 
-	while ((node = interval_tree_iter_first(&ud->ranges, 0, U64_MAX)))
-		smartio_user_dma_del(ud, container_of(node,
-				     struct smartio_user_dma_range, node));
+	while ((r = smartio_user_dma_meets(ud, 0, U64_MAX)))
+		smartio_user_dma_del(ud, r);
 }
 
 /* --- the lender --- */
@@ -150,7 +174,7 @@ static const char *smartio_user_dma_clash(struct smartio_user_dma *ud,
 		return "they meet BARs under its host bridge";
 	if (smartio_user_dma_reserved(t->pdev, start, last))
 		return "they meet a reserved region of its IOMMU group";
-	if (interval_tree_iter_first(&ud->ranges, start, last))
+	if (smartio_user_dma_meets(ud, start, last))
 		return "they meet a range mapped before";
 	return NULL;
 }
@@ -325,8 +349,7 @@ int smartio_user_dma_borrower_map(struct smartio_shadow *sh, u64 start,
 			sh->fdid);
 		return -EOPNOTSUPP;
 	}
-	if (interval_tree_iter_first(&sh->user_dma.ranges, start,
-				     start + size - 1)) {
+	if (smartio_user_dma_meets(&sh->user_dma, start, start + size - 1)) {
 		pci_err(sh->pdev, "fdid %x: device addresses %#llx-%#llx not mapped: they meet a range its user mapped before\n",
 			sh->fdid, start, start + size - 1);
 		return -EEXIST;
