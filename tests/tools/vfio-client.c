@@ -200,6 +200,19 @@ static volatile uint32_t *bar0_map(int device, struct vfio_region_info *info)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* BAR 0's first area, mapped; NULL on error. */
+static volatile uint32_t *bar0_mapped(int device)
+{
+	struct vfio_region_info *bar0 = bar0_info(device);
+	volatile uint32_t *p;
+
+	if (!bar0)
+		return NULL;
+	p = bar0_map(device, bar0);
+	free(bar0);
+	return p;
+}
+
 static int info(int device)
 {
 	struct vfio_region_info_cap_sparse_mmap *areas;
@@ -318,7 +331,6 @@ static int edu_irq(int device)
 		.argsz = sizeof(irq),
 		.index = VFIO_PCI_MSI_IRQ_INDEX,
 	};
-	struct vfio_region_info *bar0;
 	volatile uint32_t *regs;
 	int efd;
 
@@ -326,11 +338,7 @@ static int edu_irq(int device)
 	if (ioctl(device, VFIO_DEVICE_GET_IRQ_INFO, &irq))
 		return failed();
 	printf("msi: vectors %u\n", irq.count);
-	bar0 = bar0_info(device);
-	if (!bar0)
-		return failed();
-	regs = bar0_map(device, bar0);
-	free(bar0);
+	regs = bar0_mapped(device);
 	if (!regs)
 		return failed();
 	/* An MSI is a write the function makes: it masters the bus. */
@@ -381,7 +389,6 @@ static int edu_dma(volatile uint32_t *regs, uint64_t src, uint64_t dst,
 static int edu_dma_test(int device)
 {
 	unsigned char *mem = dma_mem;
-	struct vfio_region_info *bar0;
 	volatile uint32_t *regs;
 	unsigned int i;
 
@@ -389,11 +396,7 @@ static int edu_dma_test(int device)
 		mem[i] = (unsigned char)(i * 7 + 1);
 		mem[0x1000 + i] = 0;
 	}
-	bar0 = bar0_info(device);
-	if (!bar0)
-		return failed();
-	regs = bar0_map(device, bar0);
-	free(bar0);
+	regs = bar0_mapped(device);
 	if (!regs)
 		return failed();
 	if (bus_master(device, 1))
@@ -421,14 +424,9 @@ static void on_signal(int sig)
 
 static int hold(int device, const char *file)
 {
-	struct vfio_region_info *bar0 = bar0_info(device);
-	volatile uint32_t *mapped;
+	volatile uint32_t *mapped = bar0_mapped(device);
 	int fd;
 
-	if (!bar0)
-		return failed();
-	mapped = bar0_map(device, bar0);
-	free(bar0);
 	if (!mapped)
 		return failed();
 	signal(SIGTERM, on_signal);
