@@ -13,7 +13,8 @@
 #                   ..." runs only those
 #   make demo       install dependencies and boot the emulated 2-node cluster:
 #                   node 2 lends its NVMe, its SATA controller and a DMA
-#                   engine; node 1 borrows, uses and returns them
+#                   engine; node 1 borrows, uses and returns them, then
+#                   passes the NVMe to QEMU through a mediated device
 #   make bench      the benchmarks: bench/RESULTS.md and bench/plots/
 #   make install    install modules (into KDIR's kernel) and programs
 #
@@ -64,10 +65,17 @@ nl_fuzz_obj := $(patsubst %.c,$(BUILD)/%.o,tests/tools/nl-fuzz.c \
 	tests/tools/fuzz.c tools/nl.c tools/usage.c $(unit_tools_src))
 dev_fuzz_obj := $(patsubst %.c,$(BUILD)/%.o,tests/tools/dev-fuzz.c \
 	tests/tools/fuzz.c)
+# The clients that drive a device with no kernel driver: through a mediated
+# device (VFIO) and through QEMU's qtest protocol; nvme.c is their NVMe host.
+vfio_obj := $(patsubst %.c,$(BUILD)/%.o,tests/tools/vfio-client.c \
+	tests/tools/vfio.c tests/tools/vfio-edu.c tests/tools/vfio-nvme.c \
+	tests/tools/nvme.c)
+qtest_obj := $(patsubst %.c,$(BUILD)/%.o,tests/tools/qtest-client.c \
+	tests/tools/qtest.c tests/tools/nvme.c)
 
 test_programs := $(BUILD)/bin/smartio-genl-send $(BUILD)/bin/smartio-seg \
 	$(BUILD)/bin/smartio-nl-fuzz $(BUILD)/bin/smartio-dev-fuzz \
-	$(BUILD)/bin/smartio-vfio
+	$(BUILD)/bin/smartio-vfio $(BUILD)/bin/smartio-qtest
 programs := $(BUILD)/bin/smartioctl $(if $(test_hooks),$(test_programs))
 unit := $(BUILD)/tests/unit/smartio-unit
 
@@ -112,7 +120,11 @@ $(BUILD)/bin/smartio-seg: $(BUILD)/tests/tools/segment.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
-$(BUILD)/bin/smartio-vfio: $(BUILD)/tests/tools/vfio-client.o
+$(BUILD)/bin/smartio-vfio: $(vfio_obj)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/bin/smartio-qtest: $(qtest_obj)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
@@ -146,9 +158,9 @@ deps:
 # NTB (build/qemu names it; built from Debian's source by scripts/build-qemu).
 vm-image: deps
 	$(MAKE) KDIR=$(REF_KDIR) SMARTIO_TEST_HOOKS=1 all
-	tests/vm/mkinitramfs $(BUILD)/vm/base.cpio
 	scripts/build-qemu >$(BUILD)/qemu.tmp
 	@mv $(BUILD)/qemu.tmp $(BUILD)/qemu
+	tests/vm/mkinitramfs $(BUILD)/vm/base.cpio
 
 check: vm-image
 	@tests/check
@@ -172,6 +184,7 @@ check-debug: deps
 		tar -c --null -T - --ignore-failed-read | tar -x -C $(DEBUG_TREE)
 	$(MAKE) -C $(DEBUG_TREE) KDIR=$$(scripts/debug-kernel headers) SMARTIO_TEST_HOOKS=1 \
 		modules programs
+	cp $(BUILD)/qemu $(DEBUG_TREE)/build/qemu
 	$(DEBUG_TREE)/tests/vm/mkinitramfs $(BUILD)/debug/base.cpio $(CURDIR)/scripts/debug-kernel
 	@SMARTIO_DEBUG_TESTS="$(TESTS)" tests/check debug
 
@@ -195,6 +208,7 @@ install: all
 		modules_install
 	install -D -m 0755 $(BUILD)/bin/smartioctl $(DESTDIR)$(PREFIX)/sbin/smartioctl
 	install -D -m 0644 man/smartioctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/smartioctl.8
+	install -D -m 0644 man/smartio_mdev.4 $(DESTDIR)$(PREFIX)/share/man/man4/smartio_mdev.4
 
 clean:
 	$(MAKE) -C $(KDIR) $(KBUILD_OPTS) clean

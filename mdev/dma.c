@@ -7,11 +7,12 @@
  *
  * The device's own windows on its lender (DMA and interrupts) share its
  * IOMMU domain with those addresses, so the borrow names the
- * guest-physical space, [0, SMARTIO_MDEV_GUEST_SPACE), as the user's
- * range, and the lender lays its windows out above it. The VM's RAM
- * itself cannot be known at open: Linux 6.1 registers the device with
- * the container only after open_device returns, and vfio_pin_pages()
- * fails until then.
+ * guest-physical space, [0, guest_space_gib GiB), as the user's range,
+ * and the lender lays its windows out above it. The VM's RAM itself
+ * cannot be known at open: Linux 6.1 registers the device with the
+ * container only after open_device returns, and vfio_pin_pages() fails
+ * until then. So a VM whose RAM reaches past that space is refused when
+ * it turns Bus Master Enable on, the first moment its RAM can be seen.
  *
  * When the VM turns Bus Master Enable on, its RAM is found by pinning
  * (and unpinning) it 2 MiB at a time (vfio_pin_pages() fails for an IOVA
@@ -33,11 +34,33 @@
 #include "mdev_priv.h"
 
 /*
- * The guest-physical space a VM's RAM may take (256 GiB, its RAM below and
- * above 4 GiB): the device's own windows on its lender go above it, within
- * the 39 bits every VT-d unit translates.
+ * The guest-physical space a VM's RAM may take, its RAM below and above
+ * 4 GiB: the device's own windows on its lender go above it, within the
+ * 39 bits (512 GiB) every VT-d unit translates.
  */
-#define SMARTIO_MDEV_GUEST_SPACE	(1ULL << 38)
+static unsigned int guest_space_gib = 256;
+module_param(guest_space_gib, uint, 0444);
+MODULE_PARM_DESC(guest_space_gib,
+		 "the guest-physical space in GiB a VM's RAM may take, below the device's windows on its lender (default 256, at most 511)");
+
+/**
+ * smartio_mdev_dma_init() - Checks the module's parameters.
+ *
+ * Return: 0, or -EINVAL for a guest space of none or of all 512 GiB.
+ */
+int smartio_mdev_dma_init(void)
+{
+	if (guest_space_gib && guest_space_gib < 512)
+		return 0;
+	pr_err("smartio_mdev: guest_space_gib=%u: must be 1 to 511, to leave the device's windows room below 512 GiB\n",
+	       guest_space_gib);
+	return -EINVAL;
+}
+
+static u64 smartio_mdev_guest_space(void)
+{
+	return (u64)guest_space_gib << 30;
+}
 
 /* Pages a vfio_pin_pages() call takes at most, and a probe's step. */
 #define SMARTIO_MDEV_CHUNK_PAGES	VFIO_PIN_PAGES_MAX_ENTRIES
@@ -153,12 +176,31 @@ static int smartio_mdev_dma_probe(struct smartio_mdev *sm)
 
 /**
  * smartio_mdev_dma_space() - The device addresses the VM's RAM may take.
- * @range: Set to [0, SMARTIO_MDEV_GUEST_SPACE): the borrow's user range.
+ * @range: Set to [0, guest_space_gib GiB): the borrow's user range.
  */
 void smartio_mdev_dma_space(struct smartio_dma_range *range)
 {
 	range->start = 0;
-	range->size = SMARTIO_MDEV_GUEST_SPACE;
+	range->size = smartio_mdev_guest_space();
+}
+
+/*
+ * Does the VM's RAM fit the guest space? Called with @sm->lock held,
+ * after smartio_mdev_dma_probe().
+ */
+static int smartio_mdev_ram_fits(struct smartio_mdev *sm)
+{
+	u64 end;
+
+	lockdep_assert_held(&sm->lock);
+	if (!sm->nr_ram)
+		return 0;
+	end = sm->ram[sm->nr_ram - 1].start + sm->ram[sm->nr_ram - 1].size;
+	if (end <= smartio_mdev_guest_space())
+		return 0;
+	dev_err(&sm->mdev->dev, "fdid %x: the VM's RAM reaches %#llx, past the %u GiB of guest-physical space its device's windows on the lender leave it (smartio_mdev guest_space_gib): not mapped for the device; give the VM less RAM or load smartio_mdev with more space\n",
+		sm->fdid, end - 1, guest_space_gib);
+	return -ENOSPC;
 }
 
 /* Unmaps and unpins @c, and frees it. Called with @sm->lock held. */
@@ -262,6 +304,8 @@ int smartio_mdev_dma_on(struct smartio_mdev *sm)
 
 	lockdep_assert_held(&sm->lock);
 	ret = smartio_mdev_dma_probe(sm);
+	if (!ret)
+		ret = smartio_mdev_ram_fits(sm);
 	if (ret)
 		return ret;
 	pages = kcalloc(SMARTIO_MDEV_CHUNK_PAGES, sizeof(*pages), GFP_KERNEL);

@@ -487,6 +487,9 @@ static int __init smartio_mdev_init(void)
 	struct smartio_mdev_parent *p = &smartio_mdev_parent;
 	int ret;
 
+	ret = smartio_mdev_dma_init();
+	if (ret)
+		return ret;
 	ret = mdev_register_driver(&smartio_mdev_driver);
 	if (ret)
 		return ret;

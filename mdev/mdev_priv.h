@@ -94,6 +94,7 @@ int smartio_mdev_set_irqs(struct smartio_mdev *sm, struct vfio_irq_set *hdr,
 void smartio_mdev_irqs_close(struct smartio_mdev *sm);
 
 /* dma.c */
+int smartio_mdev_dma_init(void);
 void smartio_mdev_dma_space(struct smartio_dma_range *range);
 int smartio_mdev_dma_on(struct smartio_mdev *sm);
 void smartio_mdev_dma_off(struct smartio_mdev *sm);

@@ -33,3 +33,18 @@ counter_delta() {
 	a=$(echo "$2" | awk -v n="$3" '$1 == n { print $2 }')
 	echo $((a - b))
 }
+
+# lender_counts: the lender's side of a benchmark that counts what it does
+# while node 1 runs the I/O, between node 1's barriers "start" and "ran":
+# publishes the deltas as lender_messages, lender_ntb_irqs,
+# lender_device_irqs and lender_cpu_ms (vmctl put), then meets "counted".
+lender_counts() {
+	before=$(counters)
+	vmctl barrier start
+	vmctl barrier ran
+	after=$(counters)
+	for c in messages ntb_irqs device_irqs cpu_ms; do
+		vmctl put "lender_$c" "$(counter_delta "$before" "$after" "$c")"
+	done
+	vmctl barrier counted
+}

@@ -7,6 +7,8 @@
 # writes and reads back its disk with the stock ahci driver and returns it;
 # borrows node 2's edu DMA engine and a second NVMe and has the one write
 # into the other's memory buffer, peer to peer on node 2, and returns both;
+# borrows the NVMe once more through a VFIO mediated device, which QEMU's
+# own vfio-pci drives (QEMU under qtest, smartio-qtest playing the guest);
 # and prints the one-line summary once node 2 has read the same data
 # through its own drivers (node1.sh).
 ROLE=borrower
@@ -39,7 +41,9 @@ say "Two QEMU machines (console node0 and node1; smartio calls them node 1"
 say "and node 2) are cabled through an emulated PCIe non-transparent bridge."
 say "Node 2 lends its NVMe, then its SATA controller; this node, node 1,"
 say "borrows each and drives it with Linux's stock driver (nvme, ahci), then"
-say "gives it back. Last, two of node 2's devices, borrowed, talk peer to peer."
+say "gives it back. Then two of node 2's devices, borrowed, talk peer to peer."
+say "Last, QEMU takes node 2's NVMe through a VFIO mediated device, as it"
+say "would pass it to a virtual machine."
 
 step "load smartio and wait for node 2 across the NTB"
 demo_load
@@ -138,6 +142,44 @@ show smartioctl return "$(vmctl get edu-fdid)"
 not_present "$edu" || fail "$edu is still there after the return"
 not_present "$cmb" || fail "$cmb is still there after the return"
 meet p2p-returned
+
+step "a VM's way in: node 2's NVMe as a VFIO mediated device, driven by QEMU"
+meet mdev-lent
+modprobe vfio_iommu_type1
+modprobe smartio_mdev
+types=/sys/class/smartio/smartio/mdev_supported_types/smartio-pci
+say "smartio_mdev is a VFIO mdev parent: type smartio-pci counts the"
+say "cluster's available devices ($(cat "$types/available_instances") now); an mdev stands for one fdid."
+uuid=5a3a0d2e-1c1b-4b0e-9a59-00000000d3e0
+say "\$ echo $uuid >$types/create"
+echo "$uuid" >"$types/create" || fail "cannot create mdev $uuid"
+mdev=/sys/bus/mdev/devices/$uuid
+say "\$ echo $fdid >$mdev/smartio/fdid"
+echo "$fdid" >"$mdev/smartio/fdid"
+say "QEMU opens it as any VFIO device (-device vfio-pci,sysfsdev=$mdev):"
+say "the open borrows the NVMe, QEMU's end gives it back. Here QEMU runs with"
+say "-accel qtest and smartio-qtest plays the guest: it places the BARs,"
+say "writes NVMe queues into guest RAM and rings the doorbells; QEMU's"
+say "vfio-pci maps the BARs straight through, pins the guest's RAM, which"
+say "smartio maps at its guest-physical addresses on both nodes, and turns"
+say "each MSI-X eventfd into the guest's interrupt."
+dd if=/dev/urandom of=/tmp/mdev-data bs=1M count=4 2>/dev/null
+mdev_sum=$(md5sum </tmp/mdev-data)
+say "\$ smartio-qtest nvme /tmp/mdev-data -device vfio-pci,sysfsdev=$mdev"
+out=$(smartio-qtest nvme /tmp/mdev-data -device "vfio-pci,sysfsdev=$mdev" 2>&1) ||
+	{ echo "$out"; fail "smartio-qtest failed"; }
+echo "$out" | sed "s/^/$ROLE:   /"
+echo "$out" | grep -qx "nvme: wrote 4194304 bytes, read them back the same" ||
+	fail "QEMU did not read back what it wrote"
+say "written: md5 ${mdev_sum%% *}, read back the same; node 2 did nothing per I/O"
+echo 1 >"$mdev/remove"
+rmmod smartio_mdev
+vmctl put mdev-sum "$mdev_sum"
+meet mdev-returned
+meet mdev-checked
+theirs=$(vmctl get lender-mdev-sum)
+[ "$theirs" = "$mdev_sum" ] || fail "node 2 read md5 ${theirs%% *}, not what QEMU wrote"
+
 meet finished
 demo_unload
 echo
@@ -146,4 +188,6 @@ say "SUMMARY: node 1 borrowed node 2's NVMe ($fdid) and its stock nvme driver" \
 	"then node 2's SATA controller ($sata_fdid), whose stock ahci driver wrote" \
 	"and read back 64 MiB (md5 ${sata_sum%% *}); returned, node 2 read the" \
 	"same data through its own drivers. Node 2's DMA engine, borrowed, wrote" \
-	"into node 2's NVMe's buffer, borrowed too, straight through node 2's PCIe."
+	"into node 2's NVMe's buffer, borrowed too, straight through node 2's PCIe." \
+	"QEMU's vfio-pci drove node 2's NVMe through a mediated device and wrote" \
+	"4 MiB (md5 ${mdev_sum%% *}), which node 2 read back the same."

@@ -5,7 +5,8 @@
 # 1 (node0.sh), takes it back when node 1 returns it, and reads what node 1
 # wrote through its own nvme driver; then the same with its SATA (AHCI)
 # controller; then lends a DMA engine and a second NVMe, for a peer-to-peer
-# write between the two.
+# write between the two; then lends its NVMe again, for node 1's QEMU
+# through a mediated device, and reads what QEMU wrote.
 ROLE=lender
 . ./demo.sh
 
@@ -77,6 +78,21 @@ meet p2p-returned
 say "node 1 returned both: take them back"
 show smartioctl device unavailable "$edu_fdid"
 show smartioctl device unavailable "$cmb_fdid"
+
+step "lend the NVMe again, for node 1's QEMU"
+show smartioctl device available "$fdid"
+meet mdev-lent
+meet mdev-returned
+step "QEMU on node 1 ended: take the NVMe back and read what it wrote"
+show smartioctl device unavailable "$fdid"
+wait_until 30 nvme_ns_of "$bdf" >/dev/null || fail "no block device after taking it back"
+sum=$(vmctl get mdev-sum)
+mine=$(read_sum "$(nvme_ns_of "$bdf")" 4)
+say "$(nvme_ns_of "$bdf")'s first 4 MiB read md5 ${mine%% *} through this node's own nvme driver"
+[ "$mine" = "$sum" ] || fail "the NVMe does not hold what QEMU wrote"
+say "the same"
+vmctl put lender-mdev-sum "$mine"
+meet mdev-checked
 
 meet finished
 show smartioctl device remove "$fdid"

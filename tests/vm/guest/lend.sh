@@ -97,6 +97,34 @@ write_random() {
 	echo "$written"
 }
 
+# write_borrowed FDID: borrows FDID, writes 16 MiB of random data to it,
+# reads them back, returns it; prints their checksum.
+write_borrowed() {
+	line=$(smartioctl borrow "$1") || fail "cannot borrow $1"
+	echo "node$NODE: $line" >&2
+	shadow=${line##* as }
+	wait_until 30 nvme_ns_of "$shadow" >/dev/null || fail "no block device on $shadow"
+	dev=$(nvme_ns_of "$shadow")
+	dd if=/dev/urandom of=/tmp/data bs=1M count=16 2>/dev/null
+	sum=$(md5sum </tmp/data)
+	dd if=/tmp/data of="$dev" bs=1M oflag=direct 2>/dev/null || fail "cannot write $dev"
+	[ "$(read_sum "$dev" 16)" = "$sum" ] ||
+		fail "$dev reads back other data"
+	smartioctl return "$1" >&2 || fail "cannot return $1"
+	not_present "$shadow" || fail "$shadow still there after the return"
+	echo "$sum"
+}
+
+# check_written FDID BDF SUM [MIB]: takes FDID (this node's BDF) back from
+# lending: its first MIB MiB (16) have the checksum SUM, read by this
+# node's own nvme driver.
+check_written() {
+	smartioctl device unavailable "$1" || fail "cannot take $1 back"
+	wait_until 30 nvme_ns_of "$2" >/dev/null || fail "no block device on $2"
+	[ "$(read_sum "$(nvme_ns_of "$2")" "${4:-16}")" = "$3" ] ||
+		fail "$2 does not hold what the borrower wrote"
+}
+
 # lent_listed FDID BDF STATE: a lender's device list is its NVMe BDF alone,
 # as FDID, in STATE ("available", "borrowed by 1"...).
 lent_listed() {

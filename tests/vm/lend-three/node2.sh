@@ -4,7 +4,9 @@
 # Node 3, cabled to node 2 alone, sees node 2's NVMe borrowed by node 1 and
 # cannot borrow it: one line, "the device is borrowed already (EBUSY)",
 # exit status 1, and nothing changes here (no shadow device, no block
-# device, nothing in the IOVA window, nothing to return). Then it races
+# device, nothing in the IOVA window, nothing to return). Nor can a VFIO
+# client open it through a mediated device (smartio_mdev): EBUSY, one line
+# in the kernel log saying why, and nothing changes either. Then it races
 # node 1 for the NVMe (race in three.sh).
 set -eu
 . ./three.sh
@@ -28,6 +30,23 @@ borrow_refused
 [ "$(state)" = "$before" ] || fail "the refused borrow changed this node"
 [ "$(smartioctl device list)" = "$list" ] || fail "the refused borrow changed the list"
 expect_error ENOENT smartioctl return $fdid
+
+modprobe vfio_iommu_type1
+modprobe smartio_mdev
+uuid=5a3a0d2e-1c1b-4b0e-9a59-000000000003
+echo "$uuid" >/sys/class/smartio/smartio/mdev_supported_types/smartio-pci/create ||
+	fail "cannot create mdev $uuid"
+echo "$fdid" >"/sys/bus/mdev/devices/$uuid/smartio/fdid"
+! smartio-vfio info "$uuid" 2>/tmp/err || fail "the mdev of a device node 1 holds opened"
+cat /tmp/err
+grep -qx "smartio-vfio: VFIO_GROUP_GET_DEVICE_FD: Device or resource busy" /tmp/err ||
+	fail "the mdev's open did not fail with EBUSY"
+[ "$(dmesg | grep -c "$uuid: fdid $fdid not borrowed: the device is borrowed already (-EBUSY)\$")" = 1 ] ||
+	fail "not one line in the log for the mdev's refusal"
+[ "$(state)" = "$before" ] || fail "the mdev's refused open changed this node"
+[ "$(smartioctl device list)" = "$list" ] || fail "the mdev's refused open changed the list"
+echo 1 >"/sys/bus/mdev/devices/$uuid/remove"
+rmmod smartio_mdev
 vmctl barrier refused
 vmctl barrier checked
 vmctl barrier returned

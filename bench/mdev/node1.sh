@@ -1,0 +1,1 @@
+../datapath/node1.sh
