@@ -7,9 +7,14 @@
  * VM gave for it (VFIO_DEVICE_SET_IRQS). The lender does nothing per
  * interrupt. No INTx: the shadow has no pin.
  *
- * With KVM and posted interrupts, an irq_bypass_producer per vector would
- * let the guest take it without this handler, as vfio-pci does; that
- * path needs KVM and cannot be tested here (no KVM), and is not built.
+ * Each vector with an eventfd is also an irq_bypass_producer, its token
+ * the eventfd, as in vfio-pci: when KVM routes that eventfd to a guest
+ * (irqfd) on a host with posted interrupts, it may point the vector
+ * straight at the guest's vCPU, and this handler no longer runs. That
+ * path needs KVM with posted interrupts (VT-d's or AMD's AVIC), which no
+ * emulated node has: it is built, and registering is exercised (a kernel
+ * without the irq bypass manager, CONFIG_IRQ_BYPASS_MANAGER, builds
+ * without it), but a bypassed interrupt is never tested here.
  */
 #include <linux/eventfd.h>
 #include <linux/interrupt.h>
@@ -56,12 +61,47 @@ int smartio_mdev_irq_info(struct smartio_mdev *sm, struct vfio_irq_info *info)
 
 static irqreturn_t smartio_mdev_irq(int irq, void *arg)
 {
-	struct eventfd_ctx **trigger = arg;
+	struct smartio_mdev_vector *v = arg;
+	struct eventfd_ctx *trigger = READ_ONCE(v->trigger);
 
-	if (*trigger)
-		eventfd_signal(*trigger, 1);
+	if (trigger)
+		eventfd_signal(trigger, 1);
 	return IRQ_HANDLED;
 }
+
+#if IS_ENABLED(CONFIG_IRQ_BYPASS_MANAGER)
+/* Offers vector @i, whose eventfd is set, to KVM. */
+static void smartio_mdev_bypass_on(struct smartio_mdev *sm, int i)
+{
+	struct smartio_mdev_vector *v = &sm->vectors[i];
+	int ret;
+
+	v->producer.token = v->trigger;
+	v->producer.irq = pci_irq_vector(sm->pdev, i);
+	ret = irq_bypass_register_producer(&v->producer);
+	if (ret) {
+		/* As vfio-pci: the handler still signals the eventfd. */
+		dev_info(&sm->mdev->dev, "vector %d: no irq bypass (%pe): its interrupts go through this node's handler\n",
+			 i, ERR_PTR(ret));
+		v->producer.token = NULL;
+	}
+}
+
+static void smartio_mdev_bypass_off(struct smartio_mdev_vector *v)
+{
+	if (v->producer.token)
+		irq_bypass_unregister_producer(&v->producer);
+	v->producer.token = NULL;
+}
+#else
+static void smartio_mdev_bypass_on(struct smartio_mdev *sm, int i)
+{
+}
+
+static void smartio_mdev_bypass_off(struct smartio_mdev_vector *v)
+{
+}
+#endif
 
 /* Frees the vectors and their eventfds. Called with irq_lock held. */
 static void smartio_mdev_irqs_off(struct smartio_mdev *sm)
@@ -70,14 +110,15 @@ static void smartio_mdev_irqs_off(struct smartio_mdev *sm)
 
 	lockdep_assert_held(&sm->irq_lock);
 	for (i = 0; i < sm->nr_irqs; i++) {
-		free_irq(pci_irq_vector(sm->pdev, i), &sm->trigger[i]);
-		if (sm->trigger[i])
-			eventfd_ctx_put(sm->trigger[i]);
+		smartio_mdev_bypass_off(&sm->vectors[i]);
+		free_irq(pci_irq_vector(sm->pdev, i), &sm->vectors[i]);
+		if (sm->vectors[i].trigger)
+			eventfd_ctx_put(sm->vectors[i].trigger);
 	}
 	if (sm->nr_irqs)
 		pci_free_irq_vectors(sm->pdev);
-	kfree(sm->trigger);
-	sm->trigger = NULL;
+	kfree(sm->vectors);
+	sm->vectors = NULL;
 	sm->nr_irqs = 0;
 	sm->irq_index = -1;
 }
@@ -94,15 +135,15 @@ static int smartio_mdev_irqs_on(struct smartio_mdev *sm, unsigned int index,
 	int i, ret;
 
 	lockdep_assert_held(&sm->irq_lock);
-	sm->trigger = kcalloc(count, sizeof(*sm->trigger), GFP_KERNEL);
-	if (!sm->trigger)
+	sm->vectors = kcalloc(count, sizeof(*sm->vectors), GFP_KERNEL);
+	if (!sm->vectors)
 		return -ENOMEM;
 	ret = pci_alloc_irq_vectors(sm->pdev, count, count, type);
 	if (ret < 0)
 		goto err_free;
 	for (i = 0; i < count; i++) {
 		ret = request_irq(pci_irq_vector(sm->pdev, i), smartio_mdev_irq,
-				  0, "smartio-mdev", &sm->trigger[i]);
+				  0, "smartio-mdev", &sm->vectors[i]);
 		if (ret)
 			goto err_irqs;
 	}
@@ -112,17 +153,21 @@ static int smartio_mdev_irqs_on(struct smartio_mdev *sm, unsigned int index,
 
 err_irqs:
 	while (i--)
-		free_irq(pci_irq_vector(sm->pdev, i), &sm->trigger[i]);
+		free_irq(pci_irq_vector(sm->pdev, i), &sm->vectors[i]);
 	pci_free_irq_vectors(sm->pdev);
 err_free:
-	kfree(sm->trigger);
-	sm->trigger = NULL;
+	kfree(sm->vectors);
+	sm->vectors = NULL;
 	return ret;
 }
 
-/* Sets vector @i's eventfd to @fd (-1: none). Called with irq_lock held. */
+/*
+ * Sets vector @i's eventfd to @fd (-1: none), and offers it to KVM anew.
+ * Called with irq_lock held.
+ */
 static int smartio_mdev_irq_trigger(struct smartio_mdev *sm, int i, s32 fd)
 {
+	struct smartio_mdev_vector *v = &sm->vectors[i];
 	struct eventfd_ctx *trigger = NULL, *old;
 
 	if (fd >= 0) {
@@ -130,10 +175,14 @@ static int smartio_mdev_irq_trigger(struct smartio_mdev *sm, int i, s32 fd)
 		if (IS_ERR(trigger))
 			return PTR_ERR(trigger);
 	}
+	lockdep_assert_held(&sm->irq_lock);
 	/* The handler reads it without a lock: the vector stays quiet. */
 	disable_irq(pci_irq_vector(sm->pdev, i));
-	old = sm->trigger[i];
-	WRITE_ONCE(sm->trigger[i], trigger);
+	smartio_mdev_bypass_off(v);
+	old = v->trigger;
+	WRITE_ONCE(v->trigger, trigger);
+	if (trigger)
+		smartio_mdev_bypass_on(sm, i);
 	enable_irq(pci_irq_vector(sm->pdev, i));
 	if (old)
 		eventfd_ctx_put(old);
@@ -198,8 +247,8 @@ int smartio_mdev_set_irqs(struct smartio_mdev *sm, struct vfio_irq_set *hdr,
 	/* Loopback: signal what is set. */
 	for (i = 0; i < hdr->count && hdr->start + i < sm->nr_irqs; i++)
 		if ((type == VFIO_IRQ_SET_DATA_NONE ||
-		     ((const u8 *)data)[i]) && sm->trigger[hdr->start + i])
-			eventfd_signal(sm->trigger[hdr->start + i], 1);
+		     ((const u8 *)data)[i]) && sm->vectors[hdr->start + i].trigger)
+			eventfd_signal(sm->vectors[hdr->start + i].trigger, 1);
 unlock:
 	mutex_unlock(&sm->irq_lock);
 	return ret;

@@ -8,6 +8,7 @@
 #ifndef _SMARTIO_MDEV_PRIV_H
 #define _SMARTIO_MDEV_PRIV_H
 
+#include <linux/irqbypass.h>
 #include <linux/mdev.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
@@ -21,6 +22,18 @@
 #define SMARTIO_MDEV_INDEX_OFFSET(idx)	((u64)(idx) << SMARTIO_MDEV_OFFSET_SHIFT)
 #define SMARTIO_MDEV_OFFSET_MASK	\
 	(SMARTIO_MDEV_INDEX_OFFSET(1) - 1)
+
+/**
+ * struct smartio_mdev_vector - An interrupt vector the VM was given.
+ * @trigger: Its eventfd, NULL for none.
+ * @producer: The vector offered to KVM (irq bypass), whose posted
+ *	interrupts may then deliver it to the guest without our handler;
+ *	its token is @trigger while registered, NULL otherwise.
+ */
+struct smartio_mdev_vector {
+	struct eventfd_ctx *trigger;
+	struct irq_bypass_producer producer;
+};
 
 /**
  * struct smartio_mdev - A mediated device: a device of the cluster, by
@@ -45,7 +58,7 @@
  * @irq_index: VFIO_PCI_MSI_IRQ_INDEX or _MSIX_ while vectors are
  *	allocated, -1 otherwise.
  * @nr_irqs: How many.
- * @trigger: Each one's eventfd, NULL for none.
+ * @vectors: Each one's eventfd and irq bypass producer.
  * @ram: The VM's RAM, as found in the container when the VM last turned
  *	Bus Master Enable on (dma.c).
  * @nr_ram: How many ranges.
@@ -68,7 +81,7 @@ struct smartio_mdev {
 	struct mutex irq_lock;
 	int irq_index;
 	int nr_irqs;
-	struct eventfd_ctx **trigger;
+	struct smartio_mdev_vector *vectors;
 	struct smartio_dma_range ram[SMARTIO_BORROW_USER_RANGES];
 	int nr_ram;
 	struct list_head chunks;
