@@ -396,6 +396,8 @@ int nvme_host_check_file(struct nvme_host *host, const char *file)
 		return -1;
 	printf("nvme: model %s, lba size %u, lbas %llu\n", host->model,
 	       host->lba_size, (unsigned long long)host->lbas);
+	/* Now, not at exit: a test waits for this line to know I/O began. */
+	fflush(stdout);
 	for (off = 0; off < size; off += NVME_PAGE)
 		if (nvme_host_write(host, off, data + off, NVME_PAGE))
 			goto error;
