@@ -24,6 +24,8 @@
 #include <linux/netlink.h>
 #include <linux/slab.h>
 
+#include "smartio/fdid.h"
+#include "smartio/ntb.h"
 #include "mdev_priv.h"
 
 static struct smartio_mdev_parent {
@@ -59,17 +61,30 @@ static ssize_t fdid_show(struct device *dev, struct device_attribute *attr,
 	return len;
 }
 
-/* Set while the device is closed; an open one keeps its device. */
+/*
+ * Set while the device is closed; an open one keeps its device. Only an
+ * fdid whose lender is joined to this node is taken (EHOSTUNREACH
+ * otherwise): mdevctl, which writes it when it starts an mdev, removes
+ * the mdev again when the write fails. Once taken, the fdid stays when
+ * its lender leaves: an open then fails until it is back.
+ */
 static ssize_t fdid_store(struct device *dev, struct device_attribute *attr,
 			  const char *buf, size_t count)
 {
 	struct smartio_mdev *sm = dev_get_drvdata(dev);
+	u16 node_id;
 	u32 fdid;
 	int ret;
 
 	ret = kstrtou32(buf, 16, &fdid);
-	if (ret || !fdid)
+	if (ret || !smartio_fdid_valid(fdid))
 		return -EINVAL;
+	node_id = smartio_fdid_node(fdid);
+	if (!smartio_node_session(node_id)) {
+		dev_info(dev, "fdid %x: its lender, node %u, has not joined this node: not taken\n",
+			 fdid, node_id);
+		return -EHOSTUNREACH;
+	}
 	mutex_lock(&sm->lock);
 	if (sm->borrowed) {
 		dev_info(dev, "fdid %x: not changed while the device is open (borrowed fdid %x)\n",
