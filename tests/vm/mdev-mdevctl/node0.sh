@@ -136,7 +136,7 @@ vmctl barrier finished
 mdevctl stop --uuid "$uuid"
 mdevctl undefine --uuid "$uuid"
 # The uevents, each as "NODE STATE": node 2 joined, left, joined.
-kill -INT "$monitor"
+kill "$monitor"
 wait "$monitor" || true
 events=$(awk -F= '/^SMARTIO_NODE=/ { node = $2 } /^SMARTIO_NODE_STATE=/ { state = $2 }
 	/^$/ { if (node != "") print node, state; node = "" }
