@@ -56,6 +56,7 @@ open_nvme() {
 # uevents of class smartio, read at the end.
 syslogd -n -O /tmp/syslog &
 syslogd=$!
+mkdir -p /run/udev
 /lib/systemd/systemd-udevd --daemon --resolve-names=never ||
 	fail "systemd-udevd did not start"
 wait_until 30 test -S /run/udev/control || fail "udevd never listened"
