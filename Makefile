@@ -16,7 +16,8 @@
 #                   engine; node 1 borrows, uses and returns them, then
 #                   passes the NVMe to QEMU through a mediated device
 #   make bench      the benchmarks: bench/RESULTS.md and bench/plots/
-#   make install    install modules (into KDIR's kernel) and programs
+#   make install    install modules (into KDIR's kernel) and programs, and
+#                   smartio_mdev's udev rule for mdevctl (UDEVRULESDIR)
 #
 # SMARTIO_TEST_HOOKS=1 builds for tests: the test hooks linked into the
 # modules (Kbuild's CONFIG_SMARTIO_TEST_HOOKS, see Kbuild), the test and
@@ -37,6 +38,8 @@ SMARTIO_TEST_HOOKS ?=
 test_hooks := $(filter-out 0,$(SMARTIO_TEST_HOOKS))
 PREFIX ?= /usr/local
 DESTDIR ?=
+# systemd-udevd reads /usr/local/lib/udev/rules.d as /usr/lib/udev/rules.d.
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 
 CC ?= gcc
 CFLAGS ?= -O2 -g
@@ -209,6 +212,7 @@ install: all
 	install -D -m 0755 $(BUILD)/bin/smartioctl $(DESTDIR)$(PREFIX)/sbin/smartioctl
 	install -D -m 0644 man/smartioctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/smartioctl.8
 	install -D -m 0644 man/smartio_mdev.4 $(DESTDIR)$(PREFIX)/share/man/man4/smartio_mdev.4
+	install -D -m 0644 mdev/60-smartio-mdev.rules $(DESTDIR)$(UDEVRULESDIR)/60-smartio-mdev.rules
 
 clean:
 	$(MAKE) -C $(KDIR) $(KBUILD_OPTS) clean

@@ -16,20 +16,40 @@
  * The VFIO device registers with an emulated IOMMU
  * (vfio_register_emulated_iommu_dev()): the device's DMA goes through the
  * NTB, whose IOMMU group is smartio's, never VFIO's.
+ *
+ * An fdid is taken only while its lender is joined to this node, and the
+ * parent tells udev when a node joins or leaves (a change uevent with
+ * SMARTIO_NODE and SMARTIO_NODE_STATE): so mdevctl, which removes an mdev
+ * whose attribute it cannot write, creates the mdevs defined with --auto
+ * when their lender joins (mdev/60-smartio-mdev.rules, mdev/README.md).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/device.h>
 #include <linux/module.h>
 #include <linux/netlink.h>
+#include <linux/notifier.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
+#include "smartio/fdid.h"
+#include "smartio/ntb.h"
 #include "mdev_priv.h"
 
+/**
+ * struct smartio_mdev_parent - The one parent device and what it tells udev.
+ * @class: Its class, "smartio".
+ * @dev: The parent device, "smartio".
+ * @parent: Its registration with the mdev core.
+ * @uevent_wq: Ordered: the node events, told to udev in the order they
+ *	came, out of the NTB layer's link handling (which holds an adapter's
+ *	lock).
+ */
 static struct smartio_mdev_parent {
 	struct class *class;
 	struct device dev;
 	struct mdev_parent parent;
+	struct workqueue_struct *uevent_wq;
 } smartio_mdev_parent;
 
 static struct mdev_type smartio_mdev_type = {
@@ -59,17 +79,31 @@ static ssize_t fdid_show(struct device *dev, struct device_attribute *attr,
 	return len;
 }
 
-/* Set while the device is closed; an open one keeps its device. */
+/*
+ * Set while the device is closed; an open one keeps its device. Only an
+ * fdid whose lender is joined to this node is taken (EHOSTUNREACH
+ * otherwise): mdevctl, which writes it when it starts an mdev, removes
+ * the mdev again when the write fails, and starts it when the lender
+ * joins (the parent's uevent). Once taken, the fdid stays when its lender
+ * leaves: an open then fails until it is back.
+ */
 static ssize_t fdid_store(struct device *dev, struct device_attribute *attr,
 			  const char *buf, size_t count)
 {
 	struct smartio_mdev *sm = dev_get_drvdata(dev);
+	u16 node_id;
 	u32 fdid;
 	int ret;
 
 	ret = kstrtou32(buf, 16, &fdid);
-	if (ret || !fdid)
+	if (ret || !smartio_fdid_valid(fdid))
 		return -EINVAL;
+	node_id = smartio_fdid_node(fdid);
+	if (!smartio_node_session(node_id)) {
+		dev_info(dev, "fdid %x: its lender, node %u, has not joined this node: not taken\n",
+			 fdid, node_id);
+		return -EHOSTUNREACH;
+	}
 	mutex_lock(&sm->lock);
 	if (sm->borrowed) {
 		dev_info(dev, "fdid %x: not changed while the device is open (borrowed fdid %x)\n",
@@ -478,6 +512,81 @@ static struct mdev_driver smartio_mdev_driver = {
 	.get_available = smartio_mdev_get_available,
 };
 
+/* --- node events, told to udev --- */
+
+/**
+ * struct smartio_mdev_node_uevent - A node's joining or leaving, to be told
+ *	to udev.
+ * @work: On smartio_mdev_parent.uevent_wq.
+ * @node_id: The node.
+ * @joined: It joined; it left otherwise.
+ */
+struct smartio_mdev_node_uevent {
+	struct work_struct work;
+	u16 node_id;
+	bool joined;
+};
+
+/*
+ * A change uevent of the parent, "SMARTIO_NODE=2 SMARTIO_NODE_STATE=joined"
+ * (or left): mdev/60-smartio-mdev.rules has mdevctl start the parent's
+ * mdevs then, whose fdids this node now takes (fdid_store()).
+ */
+static void smartio_mdev_node_uevent_work(struct work_struct *work)
+{
+	struct smartio_mdev_node_uevent *ue =
+		container_of(work, struct smartio_mdev_node_uevent, work);
+	char node[sizeof("SMARTIO_NODE=65535")];
+	char *envp[3];
+	int ret;
+
+	snprintf(node, sizeof(node), "SMARTIO_NODE=%u", ue->node_id);
+	envp[0] = node;
+	envp[1] = ue->joined ? "SMARTIO_NODE_STATE=joined" :
+			       "SMARTIO_NODE_STATE=left";
+	envp[2] = NULL;
+	ret = kobject_uevent_env(&smartio_mdev_parent.dev.kobj, KOBJ_CHANGE,
+				 envp);
+	if (ret)
+		dev_err(&smartio_mdev_parent.dev, "node %u %s, but udev could not be told (%pe)\n",
+			ue->node_id, ue->joined ? "joined" : "left",
+			ERR_PTR(ret));
+	kfree(ue);
+}
+
+/*
+ * Told by the NTB layer's link handling, with an adapter's lock held: the
+ * uevent goes from a work item, which takes no lock of the NTB layer's.
+ * Nothing to finish at SMARTIO_ADAPTER_GONE: the work uses no adapter.
+ */
+static int smartio_mdev_node_event(struct notifier_block *nb,
+				   unsigned long event, void *data)
+{
+	const struct smartio_node_event *ev = data;
+	struct smartio_mdev_node_uevent *ue;
+
+	if (event != SMARTIO_NODE_JOINED && event != SMARTIO_NODE_LEFT)
+		return NOTIFY_DONE;
+	ue = kzalloc(sizeof(*ue), GFP_KERNEL);
+	if (!ue) {
+		dev_err(&smartio_mdev_parent.dev, "node %u %s, but there is no memory to tell udev\n",
+			ev->node_id,
+			event == SMARTIO_NODE_JOINED ? "joined" : "left");
+		return NOTIFY_DONE;
+	}
+	INIT_WORK(&ue->work, smartio_mdev_node_uevent_work);
+	ue->node_id = ev->node_id;
+	ue->joined = event == SMARTIO_NODE_JOINED;
+	queue_work(smartio_mdev_parent.uevent_wq, &ue->work);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block smartio_mdev_node_nb = {
+	.notifier_call = smartio_mdev_node_event,
+};
+
+/* --- the module --- */
+
 static void smartio_mdev_parent_release(struct device *dev)
 {
 }
@@ -490,9 +599,12 @@ static int __init smartio_mdev_init(void)
 	ret = smartio_mdev_dma_init();
 	if (ret)
 		return ret;
+	p->uevent_wq = alloc_ordered_workqueue("smartio_mdev_uevent", 0);
+	if (!p->uevent_wq)
+		return -ENOMEM;
 	ret = mdev_register_driver(&smartio_mdev_driver);
 	if (ret)
-		return ret;
+		goto err_wq;
 	/* The type's name is the parent's class name, then its own. */
 	p->class = class_create(THIS_MODULE, "smartio");
 	if (IS_ERR(p->class)) {
@@ -507,19 +619,34 @@ static int __init smartio_mdev_init(void)
 		put_device(&p->dev);
 		goto err_class;
 	}
+	/*
+	 * The notifier first, so that no node's joining goes untold: one
+	 * that joins before the parent is registered is told to udev, whose
+	 * mdevctl finds no parent yet, and then by the parent's own uevent
+	 * (MDEV_STATE=registered), which has mdevctl start the mdevs of the
+	 * nodes joined by then. Starting an mdev twice changes nothing.
+	 */
+	ret = smartio_node_notifier_register(&smartio_mdev_node_nb);
+	if (ret)
+		goto err_device;
 	ret = mdev_register_parent(&p->parent, &p->dev, &smartio_mdev_driver,
 				   smartio_mdev_types,
 				   ARRAY_SIZE(smartio_mdev_types));
 	if (ret)
-		goto err_device;
+		goto err_notifier;
 	return 0;
 
+err_notifier:
+	smartio_node_notifier_unregister(&smartio_mdev_node_nb);
+	flush_workqueue(p->uevent_wq);
 err_device:
 	device_unregister(&p->dev);
 err_class:
 	class_destroy(p->class);
 err_driver:
 	mdev_unregister_driver(&smartio_mdev_driver);
+err_wq:
+	destroy_workqueue(p->uevent_wq);
 	return ret;
 }
 
@@ -528,9 +655,16 @@ static void __exit smartio_mdev_exit(void)
 	struct smartio_mdev_parent *p = &smartio_mdev_parent;
 
 	mdev_unregister_parent(&p->parent);
+	/*
+	 * No event is queued after this; those queued are told before the
+	 * device they are told on goes.
+	 */
+	smartio_node_notifier_unregister(&smartio_mdev_node_nb);
+	flush_workqueue(p->uevent_wq);
 	device_unregister(&p->dev);
 	class_destroy(p->class);
 	mdev_unregister_driver(&smartio_mdev_driver);
+	destroy_workqueue(p->uevent_wq);
 }
 
 module_init(smartio_mdev_init);

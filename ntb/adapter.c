@@ -40,7 +40,7 @@
 #include "smartio/version.h"
 #include "smartio_ntb_priv.h"
 
-/* Told when a node leaves (see smartio_node_notifier_register()). */
+/* Told when a node joins or leaves (see smartio_node_notifier_register()). */
 static BLOCKING_NOTIFIER_HEAD(smartio_node_notifiers);
 
 /* The node id of the last adapter unlisted (smartio_local_node_id()). */
@@ -572,9 +572,11 @@ static bool smartio_peer_id_free(struct smartio_adapter *ad,
 static void smartio_peer_hello(struct smartio_adapter *ad,
 			       struct smartio_peer *peer)
 {
+	struct smartio_node_event ev = {};
 	struct ntb_dev *ntb = ad->ntb;
 	u32 magic, node, epoch, ack, area;
 
+	lockdep_assert_held(&ad->lock);
 	magic = ntb_spad_read(ntb, peer->in_spad + SMARTIO_HS_SPAD_MAGIC);
 	if (magic != SMARTIO_HS_MAGIC) {
 		if ((magic & SMARTIO_HS_MAGIC_MASK) ==
@@ -654,6 +656,11 @@ static void smartio_peer_hello(struct smartio_adapter *ad,
 	smartio_peer_report(ad, peer);
 	pr_info("adapter %d: node %u joined (port %d)\n", ad->index, node,
 		peer->port);
+	/* Told now that its id finds it: smartio_node_session() does. */
+	ev.node_id = node;
+	ev.session = peer->session;
+	blocking_notifier_call_chain(&smartio_node_notifiers,
+				     SMARTIO_NODE_JOINED, &ev);
 	return;
 
 unlock:
@@ -751,12 +758,17 @@ struct smartio_peer *smartio_node_peer(u16 node_id,
 }
 
 /**
- * smartio_node_notifier_register() - Be told when nodes leave.
+ * smartio_node_notifier_register() - Be told when nodes join and leave.
  * @nb: Called with SMARTIO_NODE_LEFT and a struct smartio_node_event
  *	(valid during the call: the node and the session it left) from the
  *	NTB layer's link handling, with an adapter's lock held: it must not
  *	wait for the NTB layer; queue work instead. The node's messaging
  *	channel is down already (smartio_node_session() finds it no more).
+ *	Called with SMARTIO_NODE_JOINED and the event (the node and the
+ *	session it joined in) from the same link handling, with the same
+ *	lock held and the same constraints, once the node is joined:
+ *	smartio_node_session() finds it. Its SMARTIO_NODE_LEFT for that
+ *	session comes after this call.
  *	Called with SMARTIO_NODE_LEAVING and the same event, with no lock
  *	held, when an adapter is being removed, for each node joined through
  *	it, before this node tells it that it leaves: the node still answers

@@ -77,14 +77,16 @@ int smartio_msg_post_raw(u16 node_id, const void *buf, u32 len,
 #define SMARTIO_NODE_LEFT	1
 #define SMARTIO_ADAPTER_GONE	2	/* finish what NODE_LEFT started */
 #define SMARTIO_NODE_LEAVING	3	/* we leave it: undo while it answers */
+#define SMARTIO_NODE_JOINED	4	/* smartio_node_session() finds it */
 
 /**
  * struct smartio_node_event - What a node notifier is told.
  * @node_id: The node.
- * @session: The session it left (smartio_node_session()): what was set
- *	up with it in this session or an earlier one is gone; what was set
- *	up in a later one belongs to a new joining of the node, which a
- *	quick rejoin may have made before the notified work runs.
+ * @session: For SMARTIO_NODE_JOINED, the session it joined in. Otherwise
+ *	the session it left (smartio_node_session()): what was set up with
+ *	it in this session or an earlier one is gone; what was set up in a
+ *	later one belongs to a new joining of the node, which a quick rejoin
+ *	may have made before the notified work runs.
  */
 struct smartio_node_event {
 	u16 node_id;
