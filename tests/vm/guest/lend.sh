@@ -247,6 +247,14 @@ nvme_ns_of() {
 	return 1
 }
 
+# blockdev_open DEV: DEV is a block device that opens. Its node appears
+# before it does: device_add_disk() adds the device (and with it the
+# devtmpfs node and the sysfs directory) before bdev_add(), and an open in
+# between fails with ENXIO (make check-debug's lend-cycles once met it).
+blockdev_open() {
+	[ -b "$1" ] && { : <"$1"; } 2>/dev/null
+}
+
 # nvme_ctrl_ns CTRL: the block device of the first namespace of the NVMe
 # controller whose sysfs directory is CTRL (PCI or fabrics); fails while
 # there is none. With native multipath the controller has a hidden path,
@@ -259,7 +267,7 @@ nvme_ctrl_ns() {
 		case $ns in
 		nvme*c*n*) ns=${ns%%c*}n${ns##*n} ;;
 		esac
-		[ -b "/dev/$ns" ] && echo "/dev/$ns" && return 0
+		blockdev_open "/dev/$ns" && echo "/dev/$ns" && return 0
 	done
 	return 1
 }
@@ -285,7 +293,7 @@ disk_below() {
 		case $name in
 		nvme*c*n*) name=${name%%c*}n${name##*n} ;;
 		esac
-		[ -b "/dev/$name" ] && [ "$(cat "$b/size")" -gt 0 ] &&
+		blockdev_open "/dev/$name" && [ "$(cat "$b/size")" -gt 0 ] &&
 			echo "/dev/$name" && return 0
 	done
 	return 1

@@ -21,7 +21,7 @@ echo "node$NODE: $line"
 shadow=${line##* as }
 [ "$(driver_of "$shadow")" = nvme ] || fail "nvme did not bind to $shadow"
 ctrl=$(nvme_ctrl_of "$shadow")
-wait_until 30 test -b "/dev/${ctrl}n1" || fail "no block device on $shadow"
+wait_until 30 blockdev_open "/dev/${ctrl}n1" || fail "no block device on $shadow"
 dd if=/dev/urandom of=/tmp/data bs=1M count=4 2>/dev/null
 dd if=/tmp/data of="/dev/${ctrl}n1" bs=1M oflag=direct 2>/dev/null ||
 	fail "cannot write the borrowed NVMe"

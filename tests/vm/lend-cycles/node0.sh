@@ -28,9 +28,9 @@ sum=$(md5sum </tmp/data)
 i=1
 while [ $i -le $CYCLES ]; do
 	line=$(smartioctl borrow 20000) || fail "cycle $i: borrow failed"
-	wait_until 30 test -b /dev/nvme1n1 || fail "cycle $i: no block device"
-	dd if=/tmp/data of=/dev/nvme1n1 bs=1M seek=$i oflag=direct 2>/dev/null ||
-		fail "cycle $i: cannot write"
+	wait_until 30 blockdev_open /dev/nvme1n1 || fail "cycle $i: no block device"
+	dd if=/tmp/data of=/dev/nvme1n1 bs=1M seek=$i oflag=direct 2>/tmp/dd.err ||
+		fail "cycle $i: cannot write: $(cat /tmp/dd.err)"
 	[ "$(dd if=/dev/nvme1n1 bs=1M skip=$i count=1 iflag=direct 2>/dev/null | md5sum)" = "$sum" ] ||
 		fail "cycle $i: read back other data"
 	smartioctl return 20000 || fail "cycle $i: return failed"

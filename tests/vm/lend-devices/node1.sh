@@ -15,7 +15,7 @@ load_lend
 wait_until 30 joined 1 || { show_adapters; fail "node 1 never joined"; }
 bdf=$(nvme_bdf)
 ntb=$(ntb_ports | head -n 1)
-wait_until 30 test -b /dev/nvme0n1 || fail "no NVMe block device"
+wait_until 30 blockdev_open /dev/nvme0n1 || fail "no NVMe block device"
 dd if=/dev/urandom of=/dev/nvme0n1 bs=1M count=64 oflag=direct 2>/dev/null
 sum=$(blockdev_sum /dev/nvme0n1)
 
@@ -54,7 +54,7 @@ vmctl barrier listed
 
 smartioctl device unavailable 20000
 [ "$(driver_of "$bdf")" = nvme ] || fail "unavailable: driver $(driver_of "$bdf")"
-wait_until 30 test -b /dev/nvme0n1 || fail "no NVMe block device after unavailable"
+wait_until 30 blockdev_open /dev/nvme0n1 || fail "no NVMe block device after unavailable"
 [ "$(blockdev_sum /dev/nvme0n1)" = "$sum" ] || fail "data changed while lent"
 
 # Forced: the open block device goes, the function is lent all the same.

@@ -15,7 +15,7 @@ loopback_ready
 bdf=$(nvme_bdf)
 loopback_borrow "$bdf"
 [ "$(driver_of "$bdf")" = smartio-lender ] || fail "$bdf not held by the lender"
-wait_until 30 test -b /dev/nvme0n1 || fail "no block device for the borrowed NVMe"
+wait_until 30 blockdev_open /dev/nvme0n1 || fail "no block device for the borrowed NVMe"
 
 dd if=/dev/urandom of=/tmp/data bs=1M count=64 2>/dev/null
 sum=$(md5sum </tmp/data)
@@ -30,7 +30,7 @@ smartioctl return "$fdid" || fail "return $fdid failed"
 not_present "$shadow" || fail "shadow device still there"
 [ "$(iova_pages)" = 0 ] || fail "$(iova_pages) pages left in the IOVA window"
 smartioctl device unavailable "$fdid"
-wait_until 30 test -b /dev/nvme0n1 || fail "no NVMe block device after unavailable"
+wait_until 30 blockdev_open /dev/nvme0n1 || fail "no NVMe block device after unavailable"
 [ "$(blockdev_sum /dev/nvme0n1)" = "$sum" ] || fail "the NVMe does not hold what went through its shadow"
 smartioctl device remove "$fdid"
 rmmod smartio_lend smartio_ntb smartio

@@ -18,7 +18,7 @@ vmctl barrier available
 
 line=$(smartioctl borrow 20000) || fail "borrow 20000 failed"
 shadow=${line##* as }
-wait_until 30 test -b /dev/nvme1n1 || fail "no block device for the borrowed NVMe"
+wait_until 30 blockdev_open /dev/nvme1n1 || fail "no block device for the borrowed NVMe"
 vmctl barrier borrowed
 vmctl barrier reclaimed
 not_present "$shadow" || fail "shadow device $shadow still there after reclaim"
@@ -28,7 +28,7 @@ smartioctl device list | grep -q "^20000: .* available$" ||
 
 line=$(smartioctl borrow 20000) || fail "borrow 20000 after reclaim failed"
 shadow=${line##* as }
-wait_until 30 test -b /dev/nvme1n1 || fail "no block device after borrowing again"
+wait_until 30 blockdev_open /dev/nvme1n1 || fail "no block device after borrowing again"
 
 # fio until an I/O fails (or for 10 minutes); its exit status is kept.
 (

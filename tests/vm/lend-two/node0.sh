@@ -10,7 +10,7 @@ set -eu
 . /usr/local/lib/vmtest/lend.sh
 
 borrower_ready
-wait_until 30 test -b /dev/nvme1n1 || fail "no local NVMe block devices"
+wait_until 30 blockdev_open /dev/nvme1n1 || fail "no local NVMe block devices"
 vmctl barrier available
 
 for fdid in 20000 20001; do
@@ -19,7 +19,7 @@ done
 smartioctl device list
 [ "$(smartioctl device list | grep -c "^2000[01]: .* node 2 borrowed by 1 as ")" = 2 ] ||
 	fail "not both listed borrowed"
-wait_until 30 test -b /dev/nvme3n1 || fail "no block devices for both borrowed NVMe"
+wait_until 30 blockdev_open /dev/nvme3n1 || fail "no block devices for both borrowed NVMe"
 
 for n in 2 3; do
 	dd if=/dev/urandom of=/tmp/data$n bs=1M count=16 2>/dev/null
