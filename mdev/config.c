@@ -81,6 +81,25 @@ static void smartio_mdev_bar_reg_rw(struct smartio_mdev *sm, loff_t pos,
 	sm->bar[i] = smartio_mdev_bar_read(sm, i);
 }
 
+/*
+ * The VM's config writes must be done on the lender before the VM's next
+ * MMIO, as a non-posted config write is on PCIe: Bus Master Enable, then
+ * a doorbell through the mapped BAR, which goes through the NTB and not
+ * through messages. The shadow's config ops wait for the lender's answer
+ * where they may sleep and post the write otherwise (lend/config.c,
+ * smartio_shadow_send()). The pci_user_*_config_*() accessors call them
+ * under pci_lock with interrupts off, so their writes were posted, and a
+ * doorbell could overtake one: the device then read its queue with bus
+ * mastering still off and the command was lost (mdev-nvme, about one open
+ * in 30). The plain accessors take no lock where the architecture's
+ * config access needs none (PCI_LOCKLESS_CONFIG, x86's), and so wait.
+ * What pci_user_* adds, waiting out pci_cfg_access_lock(), nothing here
+ * needs: a reset is the lender's, under sm->lock like every access.
+ */
+#ifndef CONFIG_PCI_LOCKLESS_CONFIG
+#error "smartio_mdev needs config writes that may sleep (PCI_LOCKLESS_CONFIG)"
+#endif
+
 /* One aligned access of @size bytes at @pos of the function's own. */
 static int smartio_mdev_config_access(struct smartio_mdev *sm, loff_t pos,
 				      int size, u32 *val, bool write)
@@ -92,21 +111,26 @@ static int smartio_mdev_config_access(struct smartio_mdev *sm, loff_t pos,
 	switch (size) {
 	case 1:
 		if (write)
-			return pci_user_write_config_byte(sm->pdev, pos, *val);
-		ret = pci_user_read_config_byte(sm->pdev, pos, &b);
-		*val = b;
-		return ret;
+			ret = pci_write_config_byte(sm->pdev, pos, *val);
+		else
+			ret = pci_read_config_byte(sm->pdev, pos, &b);
+		*val = write ? *val : b;
+		break;
 	case 2:
 		if (write)
-			return pci_user_write_config_word(sm->pdev, pos, *val);
-		ret = pci_user_read_config_word(sm->pdev, pos, &w);
-		*val = w;
-		return ret;
+			ret = pci_write_config_word(sm->pdev, pos, *val);
+		else
+			ret = pci_read_config_word(sm->pdev, pos, &w);
+		*val = write ? *val : w;
+		break;
 	default:
 		if (write)
-			return pci_user_write_config_dword(sm->pdev, pos, *val);
-		return pci_user_read_config_dword(sm->pdev, pos, val);
+			ret = pci_write_config_dword(sm->pdev, pos, *val);
+		else
+			ret = pci_read_config_dword(sm->pdev, pos, val);
+		break;
 	}
+	return pcibios_err_to_errno(ret);
 }
 
 /*
