@@ -132,11 +132,8 @@ wait_until 60 outputs 20000 mdev_fdid ||
 echo "node$NODE: mdevctl started mdev $uuid again when node 2 joined again"
 vmctl barrier available-again
 open_nvme "after node 2 joined again" 1
-vmctl barrier finished
-
-mdevctl stop --uuid "$uuid"
-mdevctl undefine --uuid "$uuid"
-# The uevents, each as "NODE STATE": node 2 joined, left, joined.
+# The uevents, each as "NODE STATE": node 2 joined, left, joined. Read
+# before "finished", after which node 2 leaves again.
 kill "$monitor"
 wait "$monitor" || true
 events=$(awk -F= '/^SMARTIO_NODE=/ { node = $2 } /^SMARTIO_NODE_STATE=/ { state = $2 }
@@ -147,6 +144,10 @@ case $events in
 "2 joined,"*"2 left,"*"2 joined,") ;;
 *) fail "not node 2 joined, left and joined again: $events" ;;
 esac
+vmctl barrier finished
+
+mdevctl stop --uuid "$uuid"
+mdevctl undefine --uuid "$uuid"
 udevadm control --exit
 kill "$syslogd"
 rmmod smartio_mdev
