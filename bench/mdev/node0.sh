@@ -16,31 +16,23 @@ set -eu
 . /usr/local/lib/vmbench/fio.sh
 # shellcheck source=../lib/counters.sh
 . /usr/local/lib/vmbench/counters.sh
-# shellcheck source=../../tests/vm/guest/lend.sh
-. /usr/local/lib/vmtest/lend.sh
+# shellcheck source=../../tests/vm/guest/mdev.sh
+. /usr/local/lib/vmtest/mdev.sh
 
 secs=20
 bench_smoke && secs=2
 borrower_ready
-modprobe vfio_iommu_type1
-modprobe smartio_mdev
+mdev_load
 vmctl barrier available
-
-# available: 20000 is listed available (given back).
-available() {
-	smartioctl device list | grep -q '^20000: .* available$'
-}
 
 shadow=$(borrow_bound 20000 nvme)
 wait_until 30 nvme_ns_of "$shadow" >/dev/null || fail "no block device for $shadow"
 kernel=$(fio_measure borrowed-sync-qd1 "$(nvme_ns_of "$shadow")" sync 1 "$secs")
 smartioctl return 20000 || fail "return failed"
-wait_until 30 available || fail "20000 not available after its return"
+wait_until 30 listed_available 20000 || fail "20000 not available after its return"
 
 uuid=5a3a0d2e-1c1b-4b0e-9a59-000000020000
-echo "$uuid" >/sys/class/smartio/smartio/mdev_supported_types/smartio-pci/create ||
-	fail "cannot create mdev $uuid"
-echo 20000 >"/sys/bus/mdev/devices/$uuid/smartio/fdid"
+mdev_create "$uuid" 20000
 vmctl barrier borrowed
 # The client waits on its stdin before its first read and after its last
 # (smartio-vfio nvme-bench), so that node 2 counts around the reads alone.

@@ -10,6 +10,8 @@
 # node 1 for the NVMe (race in three.sh).
 set -eu
 . ./three.sh
+# shellcheck source=../guest/mdev.sh
+. /usr/local/lib/vmtest/mdev.sh
 
 # Node 3 by its node_id (by its port, 1, it would be node 2, the lender's).
 modprobe smartio_ntb node_id=3
@@ -31,12 +33,9 @@ borrow_refused
 [ "$(smartioctl device list)" = "$list" ] || fail "the refused borrow changed the list"
 expect_error ENOENT smartioctl return $fdid
 
-modprobe vfio_iommu_type1
-modprobe smartio_mdev
+mdev_load
 uuid=5a3a0d2e-1c1b-4b0e-9a59-000000000003
-echo "$uuid" >/sys/class/smartio/smartio/mdev_supported_types/smartio-pci/create ||
-	fail "cannot create mdev $uuid"
-echo "$fdid" >"/sys/bus/mdev/devices/$uuid/smartio/fdid"
+mdev_create "$uuid" "$fdid"
 ! smartio-vfio info "$uuid" 2>/tmp/err || fail "the mdev of a device node 1 holds opened"
 cat /tmp/err
 grep -qx "smartio-vfio: VFIO_GROUP_GET_DEVICE_FD: Device or resource busy" /tmp/err ||

@@ -9,22 +9,11 @@
 # Once node 2 is back and lends the NVMe again, the same mdev opens again
 # and moves data.
 set -eu
-# shellcheck source=../guest/lend.sh
-. /usr/local/lib/vmtest/lend.sh
+# shellcheck source=../guest/mdev.sh
+. /usr/local/lib/vmtest/mdev.sh
 
-# available: 20000 is listed available.
-available() {
-	smartioctl device list | grep -q '^20000: .* available$'
-}
-
-borrower_ready
-modprobe vfio_iommu_type1
-modprobe smartio_mdev
-vmctl barrier available
 uuid=5a3a0d2e-1c1b-4b0e-9a59-000000020000
-echo "$uuid" >/sys/class/smartio/smartio/mdev_supported_types/smartio-pci/create ||
-	fail "cannot create mdev $uuid"
-echo 20000 >"/sys/bus/mdev/devices/$uuid/smartio/fdid"
+mdev_borrower "$uuid" 20000
 
 dd if=/dev/urandom of=/tmp/data bs=1M count=16 2>/dev/null
 (
@@ -51,7 +40,7 @@ grep -qx "smartio-vfio: VFIO_GROUP_GET_DEVICE_FD: No route to host" /tmp/err ||
 
 vmctl barrier rebooted
 wait_until 60 joined 2 || { show_adapters; fail "node 2 did not join again"; }
-wait_until 60 available || fail "20000 not available again"
+wait_until 60 listed_available 20000 || fail "20000 not available again"
 dd if=/tmp/data of=/tmp/page bs=4096 count=1 2>/dev/null
 out=$(smartio-vfio nvme "$uuid" /tmp/page 2>&1) || fail "smartio-vfio nvme after node 2 came back: $out"
 echo "$out"

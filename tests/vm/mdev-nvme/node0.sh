@@ -13,8 +13,8 @@
 # here, smartio_mdev guest_space_gib; the client's memory at 1 GiB) is
 # refused when it turns Bus Master Enable on, with one line saying why.
 set -eu
-# shellcheck source=../guest/lend.sh
-. /usr/local/lib/vmtest/lend.sh
+# shellcheck source=../guest/mdev.sh
+. /usr/local/lib/vmtest/mdev.sh
 # shellcheck source=../guest/leak.sh
 . /usr/local/lib/vmtest/leak.sh
 
@@ -40,19 +40,12 @@ nvme_through() {
 	[ "${counts% *}" = "${counts#* }" ] || fail "not every completion's interrupt fired: $counts"
 }
 
-borrower_ready
-modprobe vfio_iommu_type1
-modprobe smartio_mdev
-vmctl barrier available
 uuid=5a3a0d2e-1c1b-4b0e-9a59-000000020000
-echo "$uuid" >/sys/class/smartio/smartio/mdev_supported_types/smartio-pci/create ||
-	fail "cannot create mdev $uuid"
-echo 20000 >"/sys/bus/mdev/devices/$uuid/smartio/fdid"
+mdev_borrower "$uuid" 20000
 
 dd if=/dev/urandom of=/tmp/data bs=1M count=16 2>/dev/null
 nvme_through "$uuid" /tmp/data
-wait_until 30 sh -c "smartioctl device list | grep -q '^20000: .* available\$'" ||
-	fail "20000 not available after the close"
+wait_until 30 listed_available 20000 || fail "20000 not available after the close"
 dd if=/tmp/data of=/tmp/page bs=4096 count=1 2>/dev/null
 
 leak_mark
@@ -62,8 +55,7 @@ while [ $i -lt 50 ]; do
 	nvme_through "$uuid" /tmp/page >/dev/null
 	i=$((i + 1))
 done
-wait_until 30 sh -c "smartioctl device list | grep -q '^20000: .* available\$'" ||
-	fail "20000 not available after the cycles"
+wait_until 30 listed_available 20000 || fail "20000 not available after the cycles"
 [ "$(pinned)" = "$pins" ] || fail "$(($(pinned) - pins)) pages left pinned after 50 cycles"
 no_leak
 echo "node$NODE: 50 cycles of open, I/O and close left nothing behind"
@@ -73,17 +65,16 @@ rmmod smartio_mdev
 ! modprobe smartio_mdev guest_space_gib=0 2>/dev/null || fail "loaded with no guest space"
 dmesg | grep -q "smartio_mdev: guest_space_gib=0: must be 1 to 511" || fail "the bad parameter not logged"
 modprobe smartio_mdev guest_space_gib=1
-echo "$uuid" >/sys/class/smartio/smartio/mdev_supported_types/smartio-pci/create
-echo 20000 >"/sys/bus/mdev/devices/$uuid/smartio/fdid"
+mdev_create "$uuid" 20000
 ! smartio-vfio nvme "$uuid" /tmp/page 0x40000000 2>/tmp/err || fail "a VM's RAM past its space mapped"
 cat /tmp/err
 grep -qx "smartio-vfio: Bus Master Enable: No space left on device" /tmp/err ||
 	fail "Bus Master Enable not refused with ENOSPC"
 [ "$(dmesg | grep -c "$uuid: fdid 20000: the VM's RAM reaches 0x40005fff, past the 1 GiB of guest-physical space")" = 1 ] ||
 	fail "not one line in the log for the refusal"
-wait_until 30 sh -c "smartioctl device list | grep -q '^20000: .* available\$'" ||
+wait_until 30 listed_available 20000 ||
 	fail "20000 not available after the refused client closed"
-vmctl put written "$(md5sum </tmp/data)"
+vmctl put written "$(md5sum </tmp/data) 16"
 vmctl barrier written
 vmctl barrier checked
 echo 1 >"/sys/bus/mdev/devices/$uuid/remove"

@@ -11,17 +11,11 @@
 # return node 2's own nvme driver reads the same 4 MiB. QEMU borrowed the
 # device when it started and gave it back when it ended.
 set -eu
-# shellcheck source=../guest/lend.sh
-. /usr/local/lib/vmtest/lend.sh
+# shellcheck source=../guest/mdev.sh
+. /usr/local/lib/vmtest/mdev.sh
 
-borrower_ready
-modprobe vfio_iommu_type1
-modprobe smartio_mdev
-vmctl barrier available
 uuid=5a3a0d2e-1c1b-4b0e-9a59-000000020000
-echo "$uuid" >/sys/class/smartio/smartio/mdev_supported_types/smartio-pci/create ||
-	fail "cannot create mdev $uuid"
-echo 20000 >"/sys/bus/mdev/devices/$uuid/smartio/fdid"
+mdev_borrower "$uuid" 20000
 
 dd if=/dev/urandom of=/tmp/data bs=1M count=4 2>/dev/null
 out=$(smartio-qtest nvme /tmp/data -device "vfio-pci,sysfsdev=/sys/bus/mdev/devices/$uuid" 2>&1) ||
@@ -35,7 +29,7 @@ counts=$(echo "$out" | sed -n 's/^nvme: completions \([0-9]*\), interrupts \([0-
 [ "${counts% *}" = "${counts#* }" ] || fail "not every completion's interrupt reached QEMU: $counts"
 dmesg | grep -q "$uuid: fdid 20000 borrowed as " || fail "QEMU's open did not borrow"
 dmesg | grep -q "$uuid: fdid 20000 given back\$" || fail "QEMU's end did not give it back"
-vmctl put written "$(md5sum </tmp/data)"
+vmctl put written "$(md5sum </tmp/data) 4"
 vmctl barrier written
 vmctl barrier checked
 echo 1 >"/sys/bus/mdev/devices/$uuid/remove"
