@@ -33,7 +33,6 @@ wait_until 30 listed_available 20000 || fail "20000 not available after its retu
 
 uuid=5a3a0d2e-1c1b-4b0e-9a59-000000020000
 mdev_create "$uuid" 20000
-vmctl barrier borrowed
 # The client waits on its stdin before its first read and after its last
 # (smartio-vfio nvme-bench), so that node 2 counts around the reads alone.
 mkfifo /tmp/go
@@ -42,6 +41,9 @@ client=$!
 exec 3>/tmp/go
 wait_until 60 grep -q '^nvme-bench: started$' /tmp/bench.out ||
 	{ cat /tmp/bench.out; fail "smartio-vfio nvme-bench did not start"; }
+# Opened, borrowed, its memory mapped, the controller up: node 2 counts
+# from here (datapath's lender, linked, takes its "before" now).
+vmctl barrier borrowed
 before=$(counters)
 vmctl barrier start
 echo >&3
