@@ -258,7 +258,7 @@ static int place_bars(struct qtest_nvme *qn)
 			      config_read(&qn->qt, qn->devfn, reg + 4, &hi))))
 			return -1;
 		lo &= PCI_BASE_ADDRESS_MEM_MASK;
-		if (!lo && !hi) {	/* not implemented */
+		if (!lo && !hi) {	/* no BAR: it sizes as 0 (PCI 3.0, 6.2.5.1) */
 			i += is64;
 			continue;
 		}
