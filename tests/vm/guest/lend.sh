@@ -76,7 +76,7 @@ loopback_borrow() {
 borrow_nvme() {
 	shadow=$(borrow_bound "$1" nvme)
 	wait_until 30 nvme_ns_of "$shadow" >/dev/null ||
-		fail "no block device for the borrowed NVMe"
+		{ show_nvme "$shadow"; fail "no block device for the borrowed NVMe"; }
 	# shellcheck disable=SC2034 # the caller's
 	dev=$(nvme_ns_of "$shadow")
 }
@@ -245,6 +245,32 @@ nvme_ns_of() {
 		nvme_ctrl_ns "$ctrl" && return 0
 	done
 	return 1
+}
+
+# show_nvme BDF: what the NVMe driver made of the function BDF, for a
+# failure's report: its controllers' sysfs entries and state, the NVMe
+# subsystems with their members, the block devices, and every blocked
+# task's stack (sysrq w, in the kernel log), since a namespace that does
+# not come is most often a scan that waits.
+show_nvme() {
+	for ctrl in /sys/bus/pci/devices/"$1"/nvme/nvme*; do
+		echo "node$NODE: $ctrl ($(cat "$ctrl/state" 2>/dev/null)):" \
+			"$(names "$ctrl"/nvme*)"
+	done
+	for subsys in /sys/class/nvme-subsystem/*; do
+		[ -e "$subsys" ] || continue
+		echo "node$NODE: $subsys: $(names "$subsys"/nvme*)"
+	done
+	echo "node$NODE: block devices: $(names /sys/class/block/*)"
+	echo w >/proc/sysrq-trigger
+}
+
+# names PATH...: the last components of the PATHs that exist, on one line.
+names() {
+	for path; do
+		[ -e "$path" ] && printf '%s ' "${path##*/}"
+	done
+	echo
 }
 
 # blockdev_open DEV: DEV is a block device that opens. Its node appears
