@@ -363,8 +363,11 @@ int smartio_user_dma_borrower_map(struct smartio_shadow *sh, u64 start,
 				  sgt.orig_nents, prot, ULONG_MAX, 0);
 	bus = sg_dma_address(sgt.sgl);
 	sg_free_table(&sgt);
-	if (ret)
+	if (ret) {
+		pci_err(sh->pdev, "fdid %x: device addresses %#llx-%#llx not mapped: no room for them in this node's IOVA window, which smartio_ntb's iova_window_mb sizes (%pe)\n",
+			sh->fdid, start, start + size - 1, ERR_PTR(ret));
 		return ret;
+	}
 	ret = smartio_user_dma_add(&sh->user_dma, start, size,
 				   bus - sh->dma_addr);
 	if (ret)
