@@ -13,8 +13,12 @@
  * anyway (hw/vfio/pci.c): they are left out of the sparse mmap areas,
  * and read, written and mapped nowhere else.
  *
- * Losing the device zaps every mapping: a touch then gets SIGBUS, and
- * read and write fail with EIO.
+ * Losing the device zaps every mapping. A touch then finds a page of all
+ * ones, as reads of a PCIe function that is gone complete, and the
+ * writes go no further than that page (the mdev's own, no other VM's):
+ * a guest's driver sees its device removed, as on hardware, where a
+ * SIGBUS would stop a KVM guest whole. Read and write fail with EIO, which
+ * QEMU too turns into all ones.
  */
 #include <linux/io.h>
 #include <linux/mm.h>
@@ -119,6 +123,9 @@ void smartio_mdev_bars_close(struct smartio_mdev *sm)
 			pci_iounmap(sm->pdev, sm->bar_map[i]);
 		sm->bar_map[i] = NULL;
 	}
+	if (sm->lost_page)
+		__free_page(sm->lost_page);
+	sm->lost_page = NULL;
 }
 
 /**
@@ -255,9 +262,9 @@ smartio_mdev_vma_find(struct smartio_mdev *sm, struct vm_area_struct *vma)
 
 /*
  * A page of a BAR mapping, faulted in: uncached, straight onto the NTB
- * window. SIGBUS once the device is lost: the loss sets sm->lost under
- * map_lock before it zaps what is tracked, so that no page is inserted
- * after the zap.
+ * window; once the device is lost, its lost_page (SIGBUS if it has none).
+ * The loss sets sm->lost under map_lock before it zaps what is tracked,
+ * so that no page of the window is inserted after the zap.
  */
 static vm_fault_t smartio_mdev_bar_fault(struct vm_fault *vmf)
 {
@@ -267,8 +274,12 @@ static vm_fault_t smartio_mdev_bar_fault(struct vm_fault *vmf)
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 
 	mutex_lock(&sm->map_lock);
-	if (sm->lost)
+	if (sm->lost) {
+		if (sm->lost_page)
+			ret = vmf_insert_pfn(vma, vmf->address,
+					     page_to_pfn(sm->lost_page));
 		goto unlock;
+	}
 	if (!smartio_mdev_vma_find(sm, vma)) {
 		mv = kmalloc(sizeof(*mv), GFP_KERNEL);
 		if (!mv) {
@@ -362,14 +373,20 @@ int smartio_mdev_mmap(struct vfio_device *vdev, struct vm_area_struct *vma)
  *	held: not @sm->lock, which its open holds across a borrow.
  *
  * Each tracked mapping is zapped under its mm's mmap lock; one whose mm
- * is exiting goes with it.
+ * is exiting goes with it. Their next touch finds the lost page.
  */
 void smartio_mdev_bars_lost(struct smartio_mdev *sm)
 {
+	struct page *lost_page = alloc_page(GFP_KERNEL);
 	struct smartio_mdev_vma *mv, *next;
 	struct mm_struct *mm;
 
+	if (lost_page)
+		memset(page_address(lost_page), 0xff, PAGE_SIZE);
 	mutex_lock(&sm->map_lock);
+	/* One loss per open: smartio_mdev_bars_close() frees it. */
+	if (!sm->lost_page)
+		swap(sm->lost_page, lost_page);
 	WRITE_ONCE(sm->lost, true);
 	while (!list_empty(&sm->vmas)) {
 		mm = list_first_entry(&sm->vmas, struct smartio_mdev_vma,
@@ -401,4 +418,6 @@ void smartio_mdev_bars_lost(struct smartio_mdev *sm)
 		mutex_lock(&sm->map_lock);
 	}
 	mutex_unlock(&sm->map_lock);
+	if (lost_page)
+		__free_page(lost_page);
 }

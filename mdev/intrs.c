@@ -5,7 +5,9 @@
  * messages cross the fabric to this node directly (the shadow's MSI
  * domain, lend/shadow.c); each vector's handler signals the eventfd the
  * VM gave for it (VFIO_DEVICE_SET_IRQS). The lender does nothing per
- * interrupt. No INTx: the shadow has no pin.
+ * interrupt. No INTx: the shadow has no pin. The request eventfd
+ * (VFIO_PCI_REQ_IRQ_INDEX) asks the VM to release the device, as vfio-pci
+ * asks when its device goes: QEMU then unplugs it from the guest.
  *
  * Each vector with an eventfd is also an irq_bypass_producer, its token
  * the eventfd, as in vfio-pci: when KVM routes that eventfd to a guest
@@ -28,7 +30,9 @@
  * @sm: The mdev, open. Called with @sm->lock held.
  * @index: A VFIO_PCI_*_IRQ_INDEX.
  *
- * Return: The count; 0 for INTx (the shadow has no pin) and the others.
+ * Return: The count; 1 for the request eventfd, 0 for INTx (the shadow
+ * has no pin) and for error reports (VFIO_PCI_ERR_IRQ_INDEX: no lender
+ * forwards its AER events yet).
  */
 int smartio_mdev_irq_info_count(struct smartio_mdev *sm, unsigned int index)
 {
@@ -38,6 +42,8 @@ int smartio_mdev_irq_info_count(struct smartio_mdev *sm, unsigned int index)
 		n = pci_msi_vec_count(sm->pdev);
 	else if (index == VFIO_PCI_MSIX_IRQ_INDEX)
 		n = pci_msix_vec_count(sm->pdev);
+	else if (index == VFIO_PCI_REQ_IRQ_INDEX)
+		n = 1;
 	return max(n, 0);
 }
 
@@ -189,6 +195,45 @@ static int smartio_mdev_irq_trigger(struct smartio_mdev *sm, int i, s32 fd)
 	return 0;
 }
 
+/*
+ * VFIO_DEVICE_SET_IRQS for the request eventfd, as vfio-pci's
+ * vfio_pci_set_ctx_trigger_single(): set (an eventfd, or -1 for none),
+ * freed (count 0 with DATA_NONE), or signalled (DATA_NONE, or DATA_BOOL
+ * true: a loopback test).
+ */
+static int smartio_mdev_set_req(struct smartio_mdev *sm,
+				struct vfio_irq_set *hdr, const void *data)
+{
+	u32 type = hdr->flags & VFIO_IRQ_SET_DATA_TYPE_MASK;
+	struct eventfd_ctx *trigger = NULL;
+	bool set = false;
+	s32 fd;
+
+	if (!hdr->count) {
+		/* vfio_set_irqs_validate_and_prepare() gave no data. */
+		set = type == VFIO_IRQ_SET_DATA_NONE;
+	} else if (type == VFIO_IRQ_SET_DATA_EVENTFD) {
+		set = true;
+		fd = *(const s32 *)data;
+		if (fd >= 0) {
+			trigger = eventfd_ctx_fdget(fd);
+			if (IS_ERR(trigger))
+				return PTR_ERR(trigger);
+		}
+	}
+	mutex_lock(&sm->irq_lock);
+	if (set) {
+		swap(sm->req_trigger, trigger);
+		if (trigger)
+			eventfd_ctx_put(trigger);
+	} else if (hdr->count && sm->req_trigger &&
+		   (type == VFIO_IRQ_SET_DATA_NONE || *(const u8 *)data)) {
+		eventfd_signal(sm->req_trigger, 1);
+	}
+	mutex_unlock(&sm->irq_lock);
+	return 0;
+}
+
 /**
  * smartio_mdev_set_irqs() - VFIO_DEVICE_SET_IRQS for MSI and MSI-X.
  * @sm: The mdev, open.
@@ -201,6 +246,8 @@ static int smartio_mdev_irq_trigger(struct smartio_mdev *sm, int i, s32 fd)
  * 0 with DATA_NONE to free them all, or DATA_NONE or DATA_BOOL to signal
  * them (a loopback test of the eventfds, as vfio-pci offers).
  *
+ * The request eventfd's index goes to smartio_mdev_set_req().
+ *
  * Return: 0 or -errno: -EINVAL for INTx or what else is not offered,
  * -EBUSY for an index other than the one in use.
  */
@@ -212,9 +259,12 @@ int smartio_mdev_set_irqs(struct smartio_mdev *sm, struct vfio_irq_set *hdr,
 	int ret = 0;
 
 	if ((hdr->flags & VFIO_IRQ_SET_ACTION_TYPE_MASK) !=
-	    VFIO_IRQ_SET_ACTION_TRIGGER ||
-	    (hdr->index != VFIO_PCI_MSI_IRQ_INDEX &&
-	     hdr->index != VFIO_PCI_MSIX_IRQ_INDEX))
+	    VFIO_IRQ_SET_ACTION_TRIGGER)
+		return -EINVAL;
+	if (hdr->index == VFIO_PCI_REQ_IRQ_INDEX)
+		return smartio_mdev_set_req(sm, hdr, data);
+	if (hdr->index != VFIO_PCI_MSI_IRQ_INDEX &&
+	    hdr->index != VFIO_PCI_MSIX_IRQ_INDEX)
 		return -EINVAL;
 	mutex_lock(&sm->irq_lock);
 	if (READ_ONCE(sm->lost)) {
@@ -264,5 +314,37 @@ void smartio_mdev_irqs_close(struct smartio_mdev *sm)
 	mutex_lock(&sm->irq_lock);
 	if (sm->nr_irqs)
 		smartio_mdev_irqs_off(sm);
+	mutex_unlock(&sm->irq_lock);
+}
+
+/**
+ * smartio_mdev_req_signal() - Ask the VM to release the device.
+ * @sm: The mdev, open.
+ *
+ * Return: Whether the VM gave an eventfd to be asked through.
+ */
+bool smartio_mdev_req_signal(struct smartio_mdev *sm)
+{
+	bool asked = false;
+
+	mutex_lock(&sm->irq_lock);
+	if (sm->req_trigger) {
+		eventfd_signal(sm->req_trigger, 1);
+		asked = true;
+	}
+	mutex_unlock(&sm->irq_lock);
+	return asked;
+}
+
+/**
+ * smartio_mdev_req_close() - Drop the request eventfd, at the close.
+ * @sm: The mdev, being closed.
+ */
+void smartio_mdev_req_close(struct smartio_mdev *sm)
+{
+	mutex_lock(&sm->irq_lock);
+	if (sm->req_trigger)
+		eventfd_ctx_put(sm->req_trigger);
+	sm->req_trigger = NULL;
 	mutex_unlock(&sm->irq_lock);
 }

@@ -141,8 +141,9 @@ static void smartio_mdev_lost(struct smartio_borrowed *b, void *priv)
 	/* Not sm->lock: an open holds it across a borrow. */
 	smartio_mdev_bars_lost(sm);
 	smartio_mdev_irqs_close(sm);
-	dev_info(&sm->mdev->dev, "fdid %x lost: its BARs are unmapped and read as errors until the VM closes it\n",
-		 smartio_borrowed_fdid(b));
+	dev_info(&sm->mdev->dev, "fdid %x lost: its BARs are unmapped and read as errors until the VM closes it%s\n",
+		 smartio_borrowed_fdid(b),
+		 smartio_mdev_req_signal(sm) ? ", which it is asked to" : "");
 }
 
 static const struct smartio_borrow_ops smartio_mdev_borrow_ops = {
@@ -230,6 +231,7 @@ static void smartio_mdev_close(struct vfio_device *vdev)
 	pci_clear_master(sm->pdev);
 	smartio_mdev_dma_off(sm);
 	smartio_mdev_irqs_close(sm);
+	smartio_mdev_req_close(sm);
 	smartio_mdev_bars_close(sm);
 	pci_disable_device(sm->pdev);
 	smartio_give_back(sm->borrowed);
@@ -450,6 +452,23 @@ static void smartio_mdev_release_dev(struct vfio_device *vdev)
 	vfio_free_device(vdev);
 }
 
+/*
+ * The mdev is being removed while open: vfio_unregister_group_dev() waits
+ * for the close, and calls this every 10 s meanwhile. As vfio-pci, ask
+ * the VM to release the device each time (QEMU unplugs it from the
+ * guest).
+ */
+static void smartio_mdev_request(struct vfio_device *vdev, unsigned int count)
+{
+	struct smartio_mdev *sm = smartio_mdev_of(vdev);
+	bool asked = smartio_mdev_req_signal(sm);
+
+	if (!count)
+		dev_info(&sm->mdev->dev, "removed while open: %s\n",
+			 asked ? "the VM is asked to release it" :
+				 "waiting for the VM to close it, which gave no way to ask it to");
+}
+
 static const struct vfio_device_ops smartio_mdev_ops = {
 	.name = "smartio-mdev",
 	.init = smartio_mdev_init_dev,
@@ -461,6 +480,7 @@ static const struct vfio_device_ops smartio_mdev_ops = {
 	.ioctl = smartio_mdev_ioctl,
 	.mmap = smartio_mdev_mmap,
 	.dma_unmap = smartio_mdev_dma_unmap,
+	.request = smartio_mdev_request,
 };
 
 /* --- the mdev driver and its parent --- */

@@ -53,12 +53,20 @@ struct smartio_mdev_vector {
  * @vmas: The BAR mappings a fault put pages in (bar.c).
  * @lost: The device was lost while open: its mappings are zapped, its
  *	region fails with EIO.
+ * @lost_page: What each page of a BAR mapping shows once @lost: all ones,
+ *	as reads of a PCIe function that is gone complete; the VM's writes
+ *	land there and go no further. NULL before a loss, and if it could
+ *	not be allocated (a touch is SIGBUS then). Set under @map_lock,
+ *	freed at the close.
  * @irq_lock: Protects the VM's vectors (intrs.c); not held across a
  *	borrow, so that a loss may take it.
  * @irq_index: VFIO_PCI_MSI_IRQ_INDEX or _MSIX_ while vectors are
  *	allocated, -1 otherwise.
  * @nr_irqs: How many.
  * @vectors: Each one's eventfd and irq bypass producer.
+ * @req_trigger: The VM's eventfd of VFIO_PCI_REQ_IRQ_INDEX, NULL for none;
+ *	signalled to ask the VM to release the device (intrs.c). Under
+ *	@irq_lock.
  * @ram: The VM's RAM, as found in the container when the VM last turned
  *	Bus Master Enable on (dma.c).
  * @nr_ram: How many ranges.
@@ -78,10 +86,12 @@ struct smartio_mdev {
 	struct mutex map_lock;
 	struct list_head vmas;
 	bool lost;
+	struct page *lost_page;
 	struct mutex irq_lock;
 	int irq_index;
 	int nr_irqs;
 	struct smartio_mdev_vector *vectors;
+	struct eventfd_ctx *req_trigger;
 	struct smartio_dma_range ram[SMARTIO_BORROW_USER_RANGES];
 	int nr_ram;
 	struct list_head chunks;
@@ -105,6 +115,8 @@ int smartio_mdev_irq_info(struct smartio_mdev *sm, struct vfio_irq_info *info);
 int smartio_mdev_set_irqs(struct smartio_mdev *sm, struct vfio_irq_set *hdr,
 			  const void *data);
 void smartio_mdev_irqs_close(struct smartio_mdev *sm);
+bool smartio_mdev_req_signal(struct smartio_mdev *sm);
+void smartio_mdev_req_close(struct smartio_mdev *sm);
 
 /* dma.c */
 int smartio_mdev_dma_init(void);

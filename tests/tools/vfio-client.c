@@ -7,8 +7,13 @@
  *	smartio-vfio info UUID		open, print what the device is, close
  *	smartio-vfio hold UUID FILE	open, map BAR 0, create FILE, read
  *					its first word every 10 ms until
- *					SIGTERM or SIGINT (exit 0) or SIGBUS
- *					(print "SIGBUS", exit 0), close
+ *					SIGTERM or SIGINT (exit 0), until
+ *					it reads all ones, as a function
+ *					that is gone reads (print "gone",
+ *					and "asked to release" once its
+ *					request eventfd fires within 10 s;
+ *					exit 0), or SIGBUS (print "SIGBUS",
+ *					exit 0); close
  *	smartio-vfio reset UUID		open, reset the device, close
  *	smartio-vfio edu-irq UUID	open QEMU's edu, have it raise an MSI
  *					into an eventfd, close
@@ -60,6 +65,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -153,13 +159,19 @@ static void on_signal(int sig)
 static int hold(const char *uuid, const char *file)
 {
 	volatile uint32_t *mapped;
-	int device, fd;
+	int device, fd, req;
 
 	device = vfio_open(uuid, NULL, 0, 0);
 	if (device < 0)
 		return vfio_failed();
 	mapped = vfio_bar0_mapped(device);
 	if (!mapped)
+		return vfio_failed();
+	/* As QEMU: the device may ask for itself back through this. */
+	req = eventfd(0, EFD_NONBLOCK);
+	vfio_step = "VFIO_DEVICE_SET_IRQS (the request eventfd)";
+	if (req < 0 || vfio_irqs_set(device, VFIO_PCI_REQ_IRQ_INDEX,
+				     VFIO_IRQ_SET_DATA_EVENTFD, 1, &req))
 		return vfio_failed();
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
@@ -171,7 +183,12 @@ static int hold(const char *uuid, const char *file)
 		return vfio_failed();
 	close(fd);
 	while (!stop) {
-		(void)mapped[0];
+		if (mapped[0] == 0xffffffff) {
+			printf("gone\n");
+			if (vfio_eventfd_wait(req, 10000))
+				printf("asked to release\n");
+			break;
+		}
 		usleep(10000);
 	}
 	close(device);
