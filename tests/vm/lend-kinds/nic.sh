@@ -2,73 +2,19 @@
 # shellcheck shell=sh
 #
 # lend-kinds' work for a NIC (CLASS nic, kinds.sh). Node 2 has two NICs
-# cabled to each other (the qemu file): the lent one, found by its PCI address
-# (LENT_BDF), and its peer, found by its MAC (PEER_MAC), a NIC of the
-# other kind so that the two never share a driver. The peer sits in a
-# network namespace of its own: node 2's traffic between its own NIC and
-# the peer crosses the wire, it is not routed locally. Traffic is a ping
-# and 4 MiB of random data each way, through busybox nc, compared by md5
-# (some 3,000 full-size frames each way: more than a turn of each NIC's rings).
-# Namespaces are named by a process in them: 1 for the initial one.
+# cabled to each other (the qemu file; tests/vm/guest/nic.sh): the lent
+# one, found by its PCI address (LENT_BDF), and its peer. Traffic is a
+# ping and 4 MiB of random data each way, through busybox nc, compared by
+# md5 (some 3,000 full-size frames each way: more than a turn of each
+# NIC's rings).
 
 # shellcheck source=../guest/ntb-clients.sh
 . /usr/local/lib/vmtest/ntb-clients.sh
+# shellcheck source=../guest/nic.sh
+. /usr/local/lib/vmtest/nic.sh
 
-PEER_MAC=52:54:00:5a:00:02
-BORROWER_IP=10.0.0.1
-PEER_IP=10.0.0.2
-LENDER_IP=10.0.0.3
+# What each side sends the other, in MiB.
 MIB=4
-
-# in_ns NS COMMAND...: COMMAND in the network namespace of process NS.
-in_ns() {
-	ns=$1
-	shift
-	nsenter -t "$ns" -n "$@"
-}
-
-# listening NS PORT: something listens on TCP PORT in namespace NS.
-listening() {
-	in_ns "$1" netstat -ltn | grep -q ":$2 "
-}
-
-# netif_with_mac MAC: the network interface whose address is MAC.
-netif_with_mac() {
-	for n in /sys/class/net/*; do
-		[ "$(cat "$n/address")" = "$1" ] && basename "$n" && return 0
-	done
-	return 1
-}
-
-# netns_own PID: process PID has a network namespace other than init's.
-netns_own() {
-	[ "$(readlink "/proc/$1/ns/net")" != "$(readlink /proc/1/ns/net)" ]
-}
-
-# peer_carrier IFNAME: the peer's interface IFNAME has its link up (its
-# namespace's sysfs is not ours to read).
-peer_carrier() {
-	in_ns "$peer_ns" ip link show "$1" | grep -q LOWER_UP
-}
-
-# peer_up (node 2): the peer NIC goes into a namespace of its own (held
-# by a sleeping process, peer_ns) as PEER_IP.
-peer_up() {
-	wait_until 30 netif_with_mac $PEER_MAC >/dev/null || kind_fail "no peer NIC ($PEER_MAC)"
-	peer=$(netif_with_mac $PEER_MAC)
-	unshare -n sleep 100000 &
-	peer_ns=$!
-	wait_until 10 netns_own "$peer_ns" ||
-		kind_fail "no network namespace for the peer NIC"
-	ip link set "$peer" netns "$peer_ns"
-	in_ns "$peer_ns" ip link set lo up
-	in_ns "$peer_ns" ip link set "$peer" up
-	in_ns "$peer_ns" ip addr add "$PEER_IP/24" dev "$peer"
-	# An e1000e's link comes up seconds after the interface does, and
-	# pings sent before it would be lost.
-	wait_until 30 peer_carrier "$peer" || kind_fail "no carrier on the peer NIC ($peer)"
-	echo "node$NODE: peer NIC $peer ($PEER_MAC) is $PEER_IP in namespace $peer_ns"
-}
 
 # nic_stats IFNAME BDF: the interface's counters and its function's
 # interrupts, for a failure's report (busybox ip has no -s).

@@ -1,0 +1,32 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Node 2 lends its NVMe (20000) and its e1000e (20001), cabled to a peer
+# NIC of its own (tests/vm/guest/nic.sh), to node 1's nested guest
+# (node0.sh), whose pings the peer answers. Once node 1 is done, node 2
+# takes the NVMe back, and its own nvme driver reads what the guest wrote
+# (node 1 puts its checksum and size in MiB as "written").
+set -eu
+# shellcheck source=../guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
+# shellcheck source=../guest/nic.sh
+. /usr/local/lib/vmtest/nic.sh
+
+lend_nvme
+bdf=$(nvme_bdf)
+nic=$(pci_name_of 0x8086 0x10d3 e1000e)
+[ "$(lend_function "$nic")" = 20001 ] || fail "the e1000e is not 20001"
+modprobe virtio_pci
+modprobe virtio_net
+peer_up
+vmctl barrier available
+vmctl barrier written
+written=$(vmctl get written)
+check_written 20000 "$bdf" "${written% *}" "${written##* }"
+echo "node$NODE: the ${written##* } MiB node 1's guest wrote read back here the same"
+vmctl barrier checked
+smartioctl device unavailable 20001
+smartioctl device remove 20001
+smartioctl device remove 20000
+rmmod smartio_lend smartio_ntb smartio
+ntb_unload
