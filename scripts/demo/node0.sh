@@ -7,12 +7,14 @@
 # writes and reads back its disk with the stock ahci driver and returns it;
 # borrows node 2's edu DMA engine and a second NVMe and has the one write
 # into the other's memory buffer, peer to peer on node 2, and returns both;
-# borrows the NVMe once more through a VFIO mediated device, which QEMU's
-# own vfio-pci drives (QEMU under qtest, smartio-qtest playing the guest);
-# and prints the one-line summary once node 2 has read the same data
+# borrows the NVMe once more through a VFIO mediated device, passed with
+# QEMU's vfio-pci to a guest of this node's, under its KVM, whose stock
+# nvme driver writes to it (tests/vm/guest/nested.sh); and prints the one-line summary once node 2 has read the same data
 # through its own drivers (node1.sh).
 ROLE=borrower
 . ./demo.sh
+# shellcheck source=../../tests/vm/guest/nested.sh
+. /usr/local/lib/vmtest/nested.sh
 
 # shadow_irqs: interrupts taken so far on the vectors of the borrowed
 # devices' MSI domain (smartio-MSI in /proc/interrupts), all CPUs.
@@ -143,7 +145,7 @@ not_present "$edu" || fail "$edu is still there after the return"
 not_present "$cmb" || fail "$cmb is still there after the return"
 meet p2p-returned
 
-step "a VM's way in: node 2's NVMe as a VFIO mediated device, driven by QEMU"
+step "a VM's way in: node 2's NVMe as a VFIO mediated device, in a guest"
 meet mdev-lent
 modprobe vfio_iommu_type1
 modprobe smartio_mdev
@@ -156,29 +158,25 @@ echo "$uuid" >"$types/create" || fail "cannot create mdev $uuid"
 mdev=/sys/bus/mdev/devices/$uuid
 say "\$ echo $fdid >$mdev/smartio/fdid"
 echo "$fdid" >"$mdev/smartio/fdid"
-say "QEMU opens it as any VFIO device (-device vfio-pci,sysfsdev=$mdev):"
-say "the open borrows the NVMe, QEMU's end gives it back. Here QEMU runs with"
-say "-accel qtest and smartio-qtest plays the guest: it places the BARs,"
-say "writes NVMe queues into guest RAM and rings the doorbells; QEMU's"
-say "vfio-pci maps the BARs straight through, pins the guest's RAM, which"
-say "smartio maps at its guest-physical addresses on both nodes, and turns"
-say "each MSI-X eventfd into the guest's interrupt."
-dd if=/dev/urandom of=/tmp/mdev-data bs=1M count=4 2>/dev/null
-mdev_sum=$(md5sum </tmp/mdev-data)
-say "\$ smartio-qtest nvme /tmp/mdev-data -device vfio-pci,sysfsdev=$mdev"
-out=$(smartio-qtest nvme /tmp/mdev-data -device "vfio-pci,sysfsdev=$mdev" 2>&1) ||
-	{ echo "$out"; fail "smartio-qtest failed"; }
-echo "$out" | sed "s/^/$ROLE:   /"
-echo "$out" | grep -qx "nvme: wrote 4194304 bytes, read them back the same" ||
-	fail "QEMU did not read back what it wrote"
-say "written: md5 ${mdev_sum%% *}, read back the same"
+say "QEMU passes it to a guest as any VFIO device: the open borrows the"
+say "NVMe, QEMU's end gives it back. KVM maps its BARs into the guest,"
+say "smartio maps the guest's RAM at its guest-physical addresses on both"
+say "nodes, and each MSI-X message reaches the guest through its eventfd."
+say "(This node's KVM runs on its emulated CPU, an AMD one with SVM.)"
+say "\$ qemu-system-x86_64 -accel kvm ... -device vfio-pci,sysfsdev=$mdev"
+nested_image ./guest.sh /tmp/nested.cpio nvme
+nested_run /tmp/nested.cpio /tmp/nested.console -device "vfio-pci,sysfsdev=$mdev"
+written=$(nested_said /tmp/nested.console '^nested: wrote 4 MiB, read them back the same') ||
+	fail "the guest's nvme did not write and read back"
+mdev_sum="${written##* }  -"
+say "the guest's stock nvme driver wrote md5 ${mdev_sum%% *} and read it back the same"
 echo 1 >"$mdev/remove"
 rmmod smartio_mdev
 vmctl put mdev-sum "$mdev_sum"
 meet mdev-returned
 meet mdev-checked
 theirs=$(vmctl get lender-mdev-sum)
-[ "$theirs" = "$mdev_sum" ] || fail "node 2 read md5 ${theirs%% *}, not what QEMU wrote"
+[ "$theirs" = "$mdev_sum" ] || fail "node 2 read md5 ${theirs%% *}, not what the guest wrote"
 
 meet finished
 demo_unload
@@ -189,5 +187,6 @@ say "SUMMARY: node 1 borrowed node 2's NVMe ($fdid) and its stock nvme driver" \
 	"and read back 64 MiB (md5 ${sata_sum%% *}); returned, node 2 read the" \
 	"same data through its own drivers. Node 2's DMA engine, borrowed, wrote" \
 	"into node 2's NVMe's buffer, borrowed too, straight through node 2's PCIe." \
-	"QEMU's vfio-pci drove node 2's NVMe through a mediated device and wrote" \
-	"4 MiB (md5 ${mdev_sum%% *}), which node 2 read back the same."
+	"A guest of node 1's, given node 2's NVMe through a mediated device," \
+	"wrote 4 MiB with its own nvme driver (md5 ${mdev_sum%% *}), which node 2" \
+	"read back the same."

@@ -18,7 +18,8 @@ nested_kernel=/usr/local/share/vmtest/vmlinuz
 # nested_image SCRIPT OUT MODULE...: writes to OUT the nested guest's
 # initramfs, whose init (tests/vm/guest/nested-init) runs SCRIPT with
 # sh -eu, with the node's MODULEs and what they depend on, for modprobe
-# (not every module: the guest's RAM is small, see nested_run).
+# (not every module: the guest's RAM is small, see nested_run), and the
+# helpers of tests/vm/guest/nested-guest.sh as /lib/nested-guest.sh.
 nested_image() {
 	script=$1 out=$2
 	shift 2
@@ -30,6 +31,7 @@ nested_image() {
 	ln -s /bin/busybox "$stage/bin/busybox"
 	ln -s /usr/local/lib/vmtest/nested-init "$stage/init"
 	ln -s "$(readlink -f "$script")" "$stage/nested.sh"
+	ln -s /usr/local/lib/vmtest/nested-guest.sh "$stage/lib/nested-guest.sh"
 	for f in "$moddir"/modules.*; do
 		ln -s "$f" "$stage$f"
 	done
