@@ -10,7 +10,11 @@
 # carries guest-physical addresses, and their MSI-X messages reach the
 # vCPU through their eventfds, with nothing of smartio's in between. QEMU
 # borrowed the devices when it started and gave them back when it ended;
-# then node 2's own nvme driver reads the same 16 MiB (node1.sh).
+# then node 2's own nvme driver reads the same 16 MiB (node1.sh): the
+# two-devices case. In lender-lost, node 1 kills node 2's VM while the
+# guest reads the NVMe, passed behind a hot-plug slot: the guest's reads
+# fail (a lost device's BARs read all ones) and QEMU, asked by the mdev
+# to release it, unplugs it from the guest, which goes on and ends well.
 set -eu
 # shellcheck source=../guest/mdev.sh
 . /usr/local/lib/vmtest/mdev.sh
@@ -20,34 +24,74 @@ set -eu
 uuid=5a3a0d2e-1c1b-4b0e-9a59-000000020000
 nic_uuid=5a3a0d2e-1c1b-4b0e-9a59-000000020001
 mdev_borrower "$uuid" 20000
-mdev_create "$nic_uuid" 20001
 
-nested_image ./guest.sh /tmp/nested.cpio nvme e1000e
-started=$(cut -d' ' -f1 /proc/uptime)
-nested_run /tmp/nested.cpio /tmp/nested.console \
-	-device "vfio-pci,sysfsdev=/sys/bus/mdev/devices/$uuid" \
-	-device "vfio-pci,sysfsdev=/sys/bus/mdev/devices/$nic_uuid"
-echo "node$NODE: the nested guest ran for" \
-	"$(awk -v s="$started" '{ printf "%.0f", $1 - s }' /proc/uptime) s"
-written=$(nested_said /tmp/nested.console '^nested: wrote 16 MiB, read them back the same') ||
-	fail "the nested guest's nvme did not write and read back"
-irqs=$(nested_said /tmp/nested.console '^nested: nvme interrupts [0-9]+$') ||
-	fail "the nested guest did not count its interrupts"
-[ "${irqs##* }" -gt 0 ] || fail "the nested guest's nvme saw no interrupt"
-pings=$(nested_said /tmp/nested.console '^nested: e1000e pinged') ||
-	fail "the nested guest's e1000e did not ping"
-[ "${pings##*: }" = "3 packets received" ] ||
-	fail "the lender's peer NIC did not answer the nested guest's e1000e: $pings"
-for pair in "$uuid 20000" "$nic_uuid 20001"; do
-	dmesg | grep -q "${pair% *}: fdid ${pair#* } borrowed as " ||
-		fail "QEMU's open did not borrow ${pair#* }"
-	dmesg | grep -q "${pair% *}: fdid ${pair#* } given back\$" ||
-		fail "QEMU's end did not give ${pair#* } back"
-done
-vmctl put written "${written##* }  - 16"
-vmctl barrier written
-vmctl barrier checked
+# two_devices: the NVMe and the e1000e in one guest, at work.
+two_devices() {
+	mdev_create "$nic_uuid" 20001
+	nested_image ./guest.sh /tmp/nested.cpio nvme e1000e
+	started=$(cut -d' ' -f1 /proc/uptime)
+	nested_run /tmp/nested.cpio /tmp/nested.console \
+		-device "vfio-pci,sysfsdev=/sys/bus/mdev/devices/$uuid" \
+		-device "vfio-pci,sysfsdev=/sys/bus/mdev/devices/$nic_uuid"
+	echo "node$NODE: the nested guest ran for" \
+		"$(awk -v s="$started" '{ printf "%.0f", $1 - s }' /proc/uptime) s"
+	written=$(nested_said /tmp/nested.console '^nested: wrote 16 MiB, read them back the same') ||
+		fail "the nested guest's nvme did not write and read back"
+	irqs=$(nested_said /tmp/nested.console '^nested: nvme interrupts [0-9]+$') ||
+		fail "the nested guest did not count its interrupts"
+	[ "${irqs##* }" -gt 0 ] || fail "the nested guest's nvme saw no interrupt"
+	pings=$(nested_said /tmp/nested.console '^nested: e1000e pinged') ||
+		fail "the nested guest's e1000e did not ping"
+	[ "${pings##*: }" = "3 packets received" ] ||
+		fail "the lender's peer NIC did not answer the nested guest's e1000e: $pings"
+	for pair in "$uuid 20000" "$nic_uuid 20001"; do
+		dmesg | grep -q "${pair% *}: fdid ${pair#* } borrowed as " ||
+			fail "QEMU's open did not borrow ${pair#* }"
+		dmesg | grep -q "${pair% *}: fdid ${pair#* } given back\$" ||
+			fail "QEMU's end did not give ${pair#* } back"
+	done
+	vmctl put written "${written##* }  - 16"
+	vmctl barrier written
+	vmctl barrier checked
+	echo 1 >"/sys/bus/mdev/devices/$nic_uuid/remove"
+}
+
+# lender_lost: node 2's VM killed while the guest reads the NVMe; the
+# guest goes on without it.
+lender_lost() {
+	nested_image ./guest-lost.sh /tmp/nested.cpio nvme
+	(
+		nested_run /tmp/nested.cpio /tmp/nested.console \
+			-device pcie-root-port,id=hotplug0,chassis=1 \
+			-device "vfio-pci,bus=hotplug0,sysfsdev=/sys/bus/mdev/devices/$uuid"
+	) >/tmp/nested.out 2>&1 &
+	guest=$!
+	wait_until 120 nested_said /tmp/nested.console '^nested: reading ' >/dev/null 2>&1 || {
+		kill "$guest" 2>/dev/null || true
+		cat /tmp/nested.out
+		fail "the nested guest never read its NVMe"
+	}
+	vmctl kill 1
+	echo "node$NODE: killed node 2's VM while the nested guest reads its NVMe"
+	status=0
+	wait "$guest" || status=$?
+	cat /tmp/nested.out
+	[ "$status" = 0 ] || fail "the nested guest did not go on without its NVMe"
+	dmesg | grep -q "$uuid: fdid 20000 lost: its BARs are unmapped and read as errors until the VM closes it, which it is asked to\$" ||
+		fail "the loss, and the request to the VM, not logged"
+	dmesg | grep -q "$uuid: fdid 20000 given back\$" ||
+		fail "QEMU did not close the mdev when it unplugged the NVMe"
+	vmctl barrier rebooted
+	wait_until 60 joined 2 || { show_adapters; fail "node 2 did not join again"; }
+	wait_until 60 listed_available 20000 || fail "20000 not available again"
+	vmctl barrier finished
+}
+
+case $CASE in
+two-devices) two_devices ;;
+lender-lost) lender_lost ;;
+*) fail "no case $CASE" ;;
+esac
 echo 1 >"/sys/bus/mdev/devices/$uuid/remove"
-echo 1 >"/sys/bus/mdev/devices/$nic_uuid/remove"
 rmmod smartio_mdev smartio_lend smartio_ntb smartio
 ntb_unload

@@ -5,7 +5,9 @@
 # NIC of its own (tests/vm/guest/nic.sh), to node 1's nested guest
 # (node0.sh), whose pings the peer answers. Once node 1 is done, node 2
 # takes the NVMe back, and its own nvme driver reads what the guest wrote
-# (node 1 puts its checksum and size in MiB as "written").
+# (node 1 puts its checksum and size in MiB as "written"). In the
+# lender-lost case it lends the NVMe until node 1 kills its VM, and, booted
+# again, lends it again (as mdev-lost's).
 set -eu
 # shellcheck source=../guest/lend.sh
 . /usr/local/lib/vmtest/lend.sh
@@ -14,6 +16,20 @@ set -eu
 
 lend_nvme
 bdf=$(nvme_bdf)
+if [ "$CASE" = lender-lost ]; then
+	if [ "$BOOT" = 1 ]; then
+		vmctl barrier available
+		sleep 100000	# until node 1 kills this VM
+		exit 1
+	fi
+	vmctl barrier rebooted
+	vmctl barrier finished
+	smartioctl device unavailable 20000
+	smartioctl device remove 20000
+	rmmod smartio_lend smartio_ntb smartio
+	ntb_unload
+	exit 0
+fi
 nic=$(pci_name_of 0x8086 0x10d3 e1000e)
 [ "$(lend_function "$nic")" = 20001 ] || fail "the e1000e is not 20001"
 modprobe virtio_pci
