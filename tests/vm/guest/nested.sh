@@ -14,6 +14,12 @@
 . /usr/local/lib/vmtest/testlib.sh
 
 nested_kernel=/usr/local/share/vmtest/vmlinuz
+# The guest's RAM, in MiB. Each device passed to it maps all of it, and
+# its firmware's 64 KiB, into the node's IOVA window (smartio_ntb
+# iova_window_mb, 256 MiB by default): 112 MiB fit twice, and suffice for
+# the reference kernel, but the debug kernel's KASAN needs more
+# (nested_lend_load).
+nested_mib=112
 
 # nested_image SCRIPT OUT MODULE...: writes to OUT the nested guest's
 # initramfs, whose init (tests/vm/guest/nested-init) runs SCRIPT with
@@ -67,14 +73,24 @@ nested_modules() {
 	' "$dep" || fail "the nested guest's modules not found: $*"
 }
 
+# nested_lend_load DEVICES: smartio's modules loaded (lend.sh's load_lend)
+# with an IOVA window (smartio_ntb iova_window_mb) of 512 MiB for each of
+# the nested guest's DEVICES, and the guest given 384 MiB, which any of
+# the nodes' kernels boots in.
+nested_lend_load() {
+	modprobe nvme
+	ntb_load
+	modprobe smartio_ntb iova_window_mb=$(($1 * 512))
+	modprobe smartio_lend
+	nested_mib=384
+}
+
 # nested_run IMAGE CONSOLE [QEMU-ARG...]: boots the nested guest with the
 # initramfs IMAGE under KVM, its console kept in the file CONSOLE and
 # copied to this node's, each line after "nested| " (a kernel fault there
 # fails the node as one here does). QEMU's own messages come here as they
 # are. Fails unless the guest's script ended with status 0. The guest has
-# 112 MiB: each device passed to it maps all of it into the node's IOVA
-# window (smartio_ntb iova_window_mb, 256 MiB by default), with the 64 KiB
-# of its firmware, and two devices fit. Its CPU is qemu64, not the host's:
+# nested_mib MiB (see nested_lend_load). Its CPU is qemu64, not the host's:
 # the nodes' emulated CPU reports XSAVE state sizes that KVM passes on
 # inconsistent, and a guest kernel with -cpu host warns at boot ("XSAVE
 # consistency problem"); qemu64 has no XSAVE.
@@ -85,7 +101,7 @@ nested_run() {
 	[ -c /dev/kvm ] || fail "no /dev/kvm with kvm_amd loaded"
 	status=0
 	timeout 900 qemu-system-x86_64 -machine q35 -accel kvm -cpu qemu64 \
-		-smp 1 -m 112M -nodefaults -display none -no-reboot \
+		-smp 1 -m "${nested_mib}M" -nodefaults -display none -no-reboot \
 		-bios qboot.rom -kernel "$nested_kernel" -initrd "$image" \
 		-append "console=ttyS0 panic=-1 loglevel=6" \
 		-serial "file:$console" "$@" || status=$?

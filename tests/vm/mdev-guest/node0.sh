@@ -23,6 +23,7 @@ set -eu
 
 uuid=5a3a0d2e-1c1b-4b0e-9a59-000000020000
 nic_uuid=5a3a0d2e-1c1b-4b0e-9a59-000000020001
+nested_lend_load 2
 mdev_borrower "$uuid" 20000
 
 # two_devices: the NVMe and the e1000e in one guest, at work.
