@@ -7,10 +7,13 @@
 # shellcheck source=tests/vm/guest/fabric.sh
 . /usr/local/lib/vmtest/fabric.sh
 
+# load_lend [PARAM=VALUE...]: smartio's modules and the NTB's driver
+# loaded, smartio_ntb with the PARAMs given (none: its defaults).
+# shellcheck disable=SC2120 # nested.sh passes parameters
 load_lend() {
 	modprobe nvme
 	ntb_load
-	modprobe smartio_ntb
+	modprobe smartio_ntb "$@"
 	modprobe smartio_lend
 }
 

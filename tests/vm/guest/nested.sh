@@ -10,8 +10,8 @@
 # (the image carries it) with qboot, which probes no device, and an
 # initramfs of busybox, the node's modules and the test's script.
 
-# shellcheck source=tests/vm/guest/testlib.sh
-. /usr/local/lib/vmtest/testlib.sh
+# shellcheck source=tests/vm/guest/lend.sh
+. /usr/local/lib/vmtest/lend.sh
 
 nested_kernel=/usr/local/share/vmtest/vmlinuz
 # The guest's RAM, in MiB. Each device passed to it maps all of it, and
@@ -78,10 +78,7 @@ nested_modules() {
 # the nested guest's DEVICES, and the guest given 384 MiB, which any of
 # the nodes' kernels boots in.
 nested_lend_load() {
-	modprobe nvme
-	ntb_load
-	modprobe smartio_ntb iova_window_mb=$(($1 * 512))
-	modprobe smartio_lend
+	load_lend iova_window_mb=$(($1 * 512))
 	nested_mib=384
 }
 
