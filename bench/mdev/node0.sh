@@ -51,6 +51,9 @@ wait_until $((secs + 120)) grep -q '^nvme-bench: done$' /tmp/bench.out ||
 	{ cat /tmp/bench.out; fail "smartio-vfio nvme-bench did not finish"; }
 after=$(counters)
 vmctl barrier ran
+# Node 2 counts as it leaves "ran": the client closes the mdev (which
+# returns the device: messages) only once node 2 has its counts.
+vmctl barrier counted
 echo >&3
 exec 3>&-
 wait "$client" || { cat /tmp/bench.out; fail "smartio-vfio nvme-bench failed"; }
@@ -65,7 +68,6 @@ ios=${mdev##* }
 fio_results mdev/sync-qd1 borrowed mdev "$kernel" "$mdev"
 counts=$(sed -n 's/^nvme: completions \([0-9]*\), interrupts \([0-9]*\)$/\1 \2/p' /tmp/bench.out)
 result mdev/interrupts-per-completion "$(ratio "${counts#* }" "${counts% *}")" 1/completion
-vmctl barrier counted
 per_io() {
 	ratio "$1" "$ios" 6
 }
