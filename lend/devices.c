@@ -4,10 +4,19 @@
  * node joined to it, asked for over messaging one at a time
  * (SMARTIO_MSG_OP_DEVICE_NEXT), in order of fdid. Nothing is cached: a
  * listing shows each lender's state as it is.
+ *
+ * A lender also announces each device of its that becomes available (made
+ * so, or back from a borrower) to every node joined to it
+ * (SMARTIO_MSG_OP_AVAILABLE), and each node tells its kernel users
+ * (smartio_borrowable_notifier_register()): one that waits for a device
+ * to borrow (mdev/: mdevctl creates no mdev while none is available)
+ * need not poll the cluster. An announcement is a hint, not state: it
+ * says to list again, and a lost one costs a wait, never a wrong answer.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/netlink.h>
+#include <linux/notifier.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -207,13 +216,104 @@ unsigned int smartio_borrowable_count(void)
 }
 EXPORT_SYMBOL_GPL(smartio_borrowable_count);
 
+static BLOCKING_NOTIFIER_HEAD(smartio_borrowable_chain);
+
+/**
+ * smartio_borrowable_notifier_register() - Be told when a device of the
+ *	cluster becomes available to borrow.
+ * @nb: Called with SMARTIO_BORROWABLE_AVAILABLE and a pointer to the
+ *	device's u32 fdid, in process context, once per announcement its
+ *	lender sent (a device of another node) or made (one of this node's).
+ *	Announcements come at the rate peers send them, which a hostile
+ *	peer may choose: a notifier that does more than note it coalesces.
+ *
+ * Return: 0.
+ */
+int smartio_borrowable_notifier_register(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_register(&smartio_borrowable_chain, nb);
+}
+EXPORT_SYMBOL_GPL(smartio_borrowable_notifier_register);
+
+/**
+ * smartio_borrowable_notifier_unregister() - Undo
+ *	smartio_borrowable_notifier_register().
+ * @nb: The notifier; not called once this returns.
+ */
+void smartio_borrowable_notifier_unregister(struct notifier_block *nb)
+{
+	blocking_notifier_chain_unregister(&smartio_borrowable_chain, nb);
+}
+EXPORT_SYMBOL_GPL(smartio_borrowable_notifier_unregister);
+
+static void smartio_borrowable_notify(u32 fdid)
+{
+	blocking_notifier_call_chain(&smartio_borrowable_chain,
+				     SMARTIO_BORROWABLE_AVAILABLE, &fdid);
+}
+
+/**
+ * smartio_devices_announce() - Tell the cluster a device of this node's
+ *	became available.
+ * @fdid: The device.
+ *
+ * Every node joined now is told, and this node's own kernel users. A node
+ * the post does not reach (it left, its ring is full) lists the device
+ * when it next lists the cluster.
+ *
+ * Context: Process context; sleeps while this node's users are told.
+ */
+void smartio_devices_announce(u32 fdid)
+{
+	struct smartio_return_req ev = { .fdid = cpu_to_le32(fdid) };
+	u16 node_id = 0;
+
+	while ((node_id = smartio_node_next(node_id)))
+		smartio_msg_post(node_id, SMARTIO_MSG_OP_AVAILABLE, &ev,
+				 sizeof(ev));
+	smartio_borrowable_notify(fdid);
+}
+
+/*
+ * Messaging handler (event): a lender announces a device of its own. One
+ * that names another node's device, or comes from a node not joined, is
+ * refused and told to no one.
+ */
+static int smartio_device_available_handler(u16 node_id,
+					    const struct smartio_msg *req,
+					    void *resp, u32 *resp_len)
+{
+	const struct smartio_return_req *ev = req->payload;
+	u32 fdid;
+
+	if (req->len != sizeof(*ev))
+		return -EINVAL;
+	fdid = le32_to_cpu(ev->fdid);
+	if (smartio_fdid_node(fdid) != node_id)
+		return -EPERM;
+	if (!smartio_node_session(node_id))
+		return -ENOTCONN;
+	smartio_borrowable_notify(fdid);
+	return 0;
+}
+
 int smartio_devices_init(void)
 {
-	return smartio_msg_handler_register(SMARTIO_MSG_OP_DEVICE_NEXT,
-					    smartio_device_next_handler);
+	int ret;
+
+	ret = smartio_msg_handler_register(SMARTIO_MSG_OP_DEVICE_NEXT,
+					   smartio_device_next_handler);
+	if (ret)
+		return ret;
+	ret = smartio_msg_handler_register(SMARTIO_MSG_OP_AVAILABLE,
+					   smartio_device_available_handler);
+	if (ret)
+		smartio_msg_handler_unregister(SMARTIO_MSG_OP_DEVICE_NEXT);
+	return ret;
 }
 
 void smartio_devices_exit(void)
 {
+	smartio_msg_handler_unregister(SMARTIO_MSG_OP_AVAILABLE);
 	smartio_msg_handler_unregister(SMARTIO_MSG_OP_DEVICE_NEXT);
 }

@@ -156,8 +156,9 @@ struct smartio_borrow_resp {
 };
 
 /*
- * SMARTIO_MSG_OP_RETURN request and SMARTIO_MSG_OP_RECLAIMED event; every
- * config access (below) starts with the fdid as it does.
+ * SMARTIO_MSG_OP_RETURN request, SMARTIO_MSG_OP_RECLAIMED and
+ * SMARTIO_MSG_OP_AVAILABLE events; every config access (below) starts
+ * with the fdid as it does.
  */
 struct smartio_return_req {
 	__le32 fdid;
@@ -488,6 +489,7 @@ void smartio_device_from_wire(const struct smartio_device_wire *w,
 int smartio_devices_get(u32 fdid, struct smartio_device_info *info,
 			struct netlink_ext_ack *extack);
 int smartio_devices_next(u32 *cursor, struct smartio_device_info *info);
+void smartio_devices_announce(u32 fdid);
 int smartio_devices_init(void);
 void smartio_devices_exit(void);
 

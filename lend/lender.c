@@ -467,6 +467,7 @@ int smartio_lender_available(u32 fdid, bool force,
 	} else {
 		lent->state = SMARTIO_DEVICE_STATE_AVAILABLE;
 		pci_info(pdev, "fdid %x available for lending\n", fdid);
+		smartio_devices_announce(fdid);
 	}
 	mutex_unlock(&smartio_lender_lock);
 out:
@@ -635,6 +636,8 @@ static void smartio_lent_take_back(struct smartio_lent *lent,
 		smartio_lent_unbound(lent);
 	} else {
 		lent->state = SMARTIO_DEVICE_STATE_AVAILABLE;
+		smartio_devices_announce(smartio_fdid_make(smartio_local_node_id(),
+							   lent->index));
 	}
 	wake_up_all(&smartio_lender_returned);
 }

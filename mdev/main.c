@@ -19,9 +19,12 @@
  *
  * An fdid is taken only while its lender is joined to this node, and the
  * parent tells udev when a node joins or leaves (a change uevent with
- * SMARTIO_NODE and SMARTIO_NODE_STATE): so mdevctl, which removes an mdev
- * whose attribute it cannot write, creates the mdevs defined with --auto
- * when their lender joins (mdev/60-smartio-mdev.rules, mdev/README.md).
+ * SMARTIO_NODE and SMARTIO_NODE_STATE), and when a device of the cluster
+ * becomes available (SMARTIO_DEVICE and SMARTIO_DEVICE_STATE): so
+ * mdevctl, which removes an mdev whose attribute it cannot write and
+ * creates none while the type has no available instance, creates the
+ * mdevs defined with --auto when their lender joins or their device is
+ * available (mdev/60-smartio-mdev.rules, mdev/README.md).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -44,12 +47,18 @@
  * @uevent_wq: Ordered: the node events, told to udev in the order they
  *	came, out of the NTB layer's link handling (which holds an adapter's
  *	lock).
+ * @available_work: On @uevent_wq: tells udev a device became available.
+ * @available_fdid: The device announced last.
+ * @available_told: When @available_work last told udev (jiffies).
  */
 static struct smartio_mdev_parent {
 	struct class *class;
 	struct device dev;
 	struct mdev_parent parent;
 	struct workqueue_struct *uevent_wq;
+	struct delayed_work available_work;
+	u32 available_fdid;
+	unsigned long available_told;
 } smartio_mdev_parent;
 
 static struct mdev_type smartio_mdev_type = {
@@ -605,6 +614,56 @@ static struct notifier_block smartio_mdev_node_nb = {
 	.notifier_call = smartio_mdev_node_event,
 };
 
+/*
+ * A device of the cluster became available: a change uevent of the parent,
+ * "SMARTIO_DEVICE=20000 SMARTIO_DEVICE_STATE=available", on which
+ * mdev/60-smartio-mdev.rules has mdevctl start the parent's mdevs (those it
+ * could not create while the type had no available instance). Each has
+ * udev run mdevctl, and a peer chooses how often it announces: at most one
+ * a SMARTIO_MDEV_AVAILABLE_INTERVAL, naming the last device announced.
+ */
+#define SMARTIO_MDEV_AVAILABLE_INTERVAL	HZ
+
+static void smartio_mdev_available_work(struct work_struct *work)
+{
+	struct smartio_mdev_parent *p = &smartio_mdev_parent;
+	char device[sizeof("SMARTIO_DEVICE=ffffffff")];
+	char *envp[3];
+	int ret;
+
+	WRITE_ONCE(p->available_told, jiffies);
+	snprintf(device, sizeof(device), "SMARTIO_DEVICE=%x",
+		 READ_ONCE(p->available_fdid));
+	envp[0] = device;
+	envp[1] = "SMARTIO_DEVICE_STATE=available";
+	envp[2] = NULL;
+	ret = kobject_uevent_env(&p->dev.kobj, KOBJ_CHANGE, envp);
+	if (ret)
+		dev_err(&p->dev, "%s available, but udev could not be told (%pe)\n",
+			device + strlen("SMARTIO_DEVICE="), ERR_PTR(ret));
+}
+
+/* Told by smartio_lend, in process context, of each announcement. */
+static int smartio_mdev_available_event(struct notifier_block *nb,
+					unsigned long event, void *data)
+{
+	struct smartio_mdev_parent *p = &smartio_mdev_parent;
+	unsigned long next;
+
+	if (event != SMARTIO_BORROWABLE_AVAILABLE)
+		return NOTIFY_DONE;
+	WRITE_ONCE(p->available_fdid, *(u32 *)data);
+	next = READ_ONCE(p->available_told) + SMARTIO_MDEV_AVAILABLE_INTERVAL;
+	/* Nothing more to do while one is queued: it names this device. */
+	queue_delayed_work(p->uevent_wq, &p->available_work,
+			   time_after(next, jiffies) ? next - jiffies : 0);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block smartio_mdev_available_nb = {
+	.notifier_call = smartio_mdev_available_event,
+};
+
 /* --- the module --- */
 
 static void smartio_mdev_parent_release(struct device *dev)
@@ -649,6 +708,12 @@ static int __init smartio_mdev_init(void)
 	ret = smartio_node_notifier_register(&smartio_mdev_node_nb);
 	if (ret)
 		goto err_device;
+	/* The same for a device that becomes available. */
+	p->available_told = jiffies - SMARTIO_MDEV_AVAILABLE_INTERVAL;
+	INIT_DELAYED_WORK(&p->available_work, smartio_mdev_available_work);
+	ret = smartio_borrowable_notifier_register(&smartio_mdev_available_nb);
+	if (ret)
+		goto err_node_notifier;
 	ret = mdev_register_parent(&p->parent, &p->dev, &smartio_mdev_driver,
 				   smartio_mdev_types,
 				   ARRAY_SIZE(smartio_mdev_types));
@@ -657,6 +722,9 @@ static int __init smartio_mdev_init(void)
 	return 0;
 
 err_notifier:
+	smartio_borrowable_notifier_unregister(&smartio_mdev_available_nb);
+	cancel_delayed_work_sync(&p->available_work);
+err_node_notifier:
 	smartio_node_notifier_unregister(&smartio_mdev_node_nb);
 	flush_workqueue(p->uevent_wq);
 err_device:
@@ -679,6 +747,8 @@ static void __exit smartio_mdev_exit(void)
 	 * No event is queued after this; those queued are told before the
 	 * device they are told on goes.
 	 */
+	smartio_borrowable_notifier_unregister(&smartio_mdev_available_nb);
+	cancel_delayed_work_sync(&p->available_work);
 	smartio_node_notifier_unregister(&smartio_mdev_node_nb);
 	flush_workqueue(p->uevent_wq);
 	device_unregister(&p->dev);

@@ -74,7 +74,17 @@ struct smartio_borrow_args {
 	struct smartio_dma_range user_ranges[SMARTIO_BORROW_USER_RANGES];
 };
 
+/*
+ * Events of smartio_borrowable_notifier_register(); the notifier's data
+ * points to the device's u32 fdid.
+ */
+#define SMARTIO_BORROWABLE_AVAILABLE	1	/* its lender made it available */
+
+struct notifier_block;
+
 unsigned int smartio_borrowable_count(void);
+int smartio_borrowable_notifier_register(struct notifier_block *nb);
+void smartio_borrowable_notifier_unregister(struct notifier_block *nb);
 struct smartio_borrowed *smartio_borrow(u32 fdid,
 					const struct smartio_borrow_args *args,
 					struct netlink_ext_ack *extack);

@@ -36,6 +36,7 @@ enum smartio_msg_op {
 	SMARTIO_MSG_OP_LEAVING,		/* event: the sender's link goes down next */
 	SMARTIO_MSG_OP_DMA_MAP,		/* memory at an address the borrower chose */
 	SMARTIO_MSG_OP_DMA_UNMAP,	/* undo a DMA_MAP */
+	SMARTIO_MSG_OP_AVAILABLE,	/* event: a lender's device is available */
 	SMARTIO_MSG_OP_MAX = 64,	/* first code not available */
 };
 

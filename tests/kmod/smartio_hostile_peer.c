@@ -17,8 +17,8 @@
  *
  *  - an op: one with a handler (ECHO, SEGMENT_INFO, DEVICE_NEXT, BORROW,
  *    RETURN, CONFIG_WRITE, RECLAIMED, CONFIG_READ, RESET,
- *    SEGMENT_DISCONNECT, SEGMENT_REVOKE, RETURNING, DMA_MAP, DMA_UNMAP),
- *    the retired 3, one without (17-63), or one past
+ *    SEGMENT_DISCONNECT, SEGMENT_REVOKE, RETURNING, DMA_MAP, DMA_UNMAP,
+ *    AVAILABLE), the retired 3, one without (18-63), or one past
  *    SMARTIO_MSG_OP_MAX; never LEAVING (14),
  *    which closes the target's channel to us (ntb/msg.c, "Leaving"):
  *    what came after it would not be read;
@@ -55,7 +55,7 @@
  * Every COUNT/64 inputs comes a scenario step: valid messages in an order
  * a borrower would not send them (RETURN before BORROW, a second BORROW,
  * RETURN of what another node lends, RECLAIMED of what the target
- * borrowed), whose answers are known: each that differs is a violation.
+ * borrowed, AVAILABLE of the target's own device and of ours), whose answers are known: each that differs is a violation.
  * At the end LENT is returned if this module holds it. The report: the
  * seed, counts per op, way of sending and outcome, per length, the
  * scenario's steps, the violations (which must be 0).
@@ -77,10 +77,10 @@
 #include "../../lend/lend_priv.h"
 
 /*
- * Op classes counted: 0, 1-16 by name (LEAVING, 14, never sent), 17-63 (no
+ * Op classes counted: 0, 1-17 by name (LEAVING, 14, never sent), 18-63 (no
  * handler), 64 and above.
  */
-#define HP_OP_LAST		SMARTIO_MSG_OP_DMA_UNMAP
+#define HP_OP_LAST		SMARTIO_MSG_OP_AVAILABLE
 #define HP_OP_CLASSES	(HP_OP_LAST + 3)
 #define HP_OP_UNREGISTERED	(HP_OP_LAST + 1)
 #define HP_OP_PAST_MAX		(HP_OP_LAST + 2)
@@ -105,15 +105,15 @@ static const struct {
 };
 
 #define HP_OUTCOMES	(ARRAY_SIZE(hp_errnos) + 1)	/* and "other" */
-#define HP_STEPS	12
+#define HP_STEPS	14
 #define HP_VIOLATIONS_SHOWN	8
 
 static const char * const hp_op_names[HP_OP_CLASSES] = {
 	"op-0", "echo", "segment-info", "retired-3", "device-next", "borrow",
 	"return", "config-write", "reclaimed", "config-read", "reset",
 	"segment-disconnect", "segment-revoke", "returning", "leaving",
-	"dma-map", "dma-unmap",
-	"op-17-63",
+	"dma-map", "dma-unmap", "available",
+	"op-18-63",
 	"op-64-up",
 };
 
@@ -132,6 +132,7 @@ enum hp_step {
 	HP_RETURN_FREE, HP_CONFIG_FREE, HP_BORROW, HP_BORROW_AGAIN,
 	HP_CONFIG_HELD, HP_RETURN_HELD, HP_BORROW_BAD, HP_SEGMENT,
 	HP_SEGMENT_NOT_OURS, HP_DEVICE_NEXT, HP_RETURN_FOREIGN, HP_RECLAIMED,
+	HP_AVAILABLE_FOREIGN, HP_AVAILABLE,
 };
 
 static const char * const hp_step_names[HP_STEPS] = {
@@ -139,6 +140,7 @@ static const char * const hp_step_names[HP_STEPS] = {
 	"borrow-twice", "config-write-borrowed", "return", "borrow-bad-window",
 	"segment-info", "segment-info-not-exported", "device-next",
 	"return-of-another-lender", "reclaimed",
+	"available-of-another-lender", "available",
 };
 
 struct hp_run {
@@ -265,6 +267,7 @@ static u32 hp_exact_len(u16 op)
 	case SMARTIO_MSG_OP_RETURNING:
 	case SMARTIO_MSG_OP_RECLAIMED:
 	case SMARTIO_MSG_OP_RESET:
+	case SMARTIO_MSG_OP_AVAILABLE:
 		return sizeof(__le32);
 	case SMARTIO_MSG_OP_DEVICE_NEXT:
 		return sizeof(struct smartio_device_next_req);
@@ -384,6 +387,9 @@ static bool hp_payload(struct hp_run *r, u16 op, u32 len)
 		fdid = hp_fdid(r);
 		put_unaligned_le32(fdid, r->buf);
 		costly = fdid == r->lent || fdid == r->borrowed;
+		break;
+	case SMARTIO_MSG_OP_AVAILABLE:	/* the target tells its users, at most */
+		put_unaligned_le32(hp_fdid(r), r->buf);
 		break;
 	case SMARTIO_MSG_OP_CONFIG_READ:
 		fdid = hp_fdid(r);
@@ -763,6 +769,13 @@ static void hp_step(struct hp_run *r)
 		fdid = cpu_to_le32(r->borrowed);
 		ret = hp_call(r, SMARTIO_MSG_OP_RETURN, &fdid, sizeof(fdid), &len);
 		hp_expect(r, HP_RETURN_FOREIGN, ret == -EXDEV, ret);
+		/* A lender announces its own devices only (lend/devices.c). */
+		fdid = cpu_to_le32(r->lent);
+		ret = hp_call(r, SMARTIO_MSG_OP_AVAILABLE, &fdid, sizeof(fdid), &len);
+		hp_expect(r, HP_AVAILABLE_FOREIGN, ret == -EPERM, ret);
+		fdid = cpu_to_le32(r->borrowed);
+		ret = hp_call(r, SMARTIO_MSG_OP_AVAILABLE, &fdid, sizeof(fdid), &len);
+		hp_expect(r, HP_AVAILABLE, ret == 0, ret);
 		break;
 	default:	/* we take back what it borrowed: at most once */
 		if (r->steps[HP_RECLAIMED][0] || r->spent >= r->budget)

@@ -15,13 +15,17 @@
 # stays, and its open fails. Removed (mdevctl stop), it is not started
 # again while node 2 is away: not by a synthetic uevent (udevadm trigger),
 # not by mdevctl start, which removes it again, not by smartio_mdev's
-# registration once more. Node 2 boots, joins and lends again: mdevctl
-# starts it again, and it opens. udev saw node 2 join, leave and join.
+# registration once more.
 #
 # mdevctl creates an mdev only while the type counts an available device
-# (available_instances, the cluster's available devices): this node lends
-# its own NVMe (10000) throughout, so that the count is never 0, whether
-# or not node 2 has made its NVMe available when it joins.
+# (available_instances, the cluster's available devices). Until node 2's
+# VM is killed this node lends its own NVMe (10000), so that the count is
+# not 0 when node 2 joins, its NVMe available or not. Then this node takes
+# its NVMe back: node 2 boots and joins again with no device available
+# anywhere, and mdevctl, run on the join, creates nothing. Node 2 makes
+# its NVMe available: smartio_mdev's uevent (SMARTIO_DEVICE=20000
+# SMARTIO_DEVICE_STATE=available) has mdevctl start the mdev again, and it
+# opens. udev saw node 2 join, leave and join, and its NVMe available.
 set -eu
 # shellcheck source=../guest/lend.sh
 . /usr/local/lib/vmtest/lend.sh
@@ -108,6 +112,7 @@ wait_until 60 not_joined 2 || fail "node 2 still joined after its VM was killed"
 dmesg | grep -q "$uuid: fdid 20000 not borrowed: " || fail "the refused open not logged"
 mdevctl stop --uuid "$uuid" || fail "mdevctl stop failed"
 no_mdev "after mdevctl stop"
+smartioctl device unavailable 10000 || fail "could not take 10000 back"
 
 udevadm trigger --action=change --subsystem-match=smartio
 no_mdev "after udevadm trigger, node 2 away"
@@ -125,17 +130,32 @@ wait_until 60 log_more "$refused" "$count" ||
 no_mdev "after smartio_mdev's registration, node 2 away"
 vmctl barrier rebooted
 
-# Node 2 is back: joins, then lends its NVMe again.
+# Node 2 is back, and joins with no device available in the cluster:
+# mdevctl, run on the join, creates no mdev. Then it lends its NVMe again.
 wait_until 120 joined 2 || { show_adapters; fail "node 2 did not join again"; }
+instances=/sys/class/smartio/smartio/mdev_supported_types/smartio-pci/available_instances
+[ "$(cat "$instances")" = 0 ] || fail "available_instances $(cat "$instances"), not 0"
+no_mdev "after node 2 joined again, no device available"
+echo "node$NODE: node 2 joined again with no device available: no mdev"
+vmctl barrier joined-again
 wait_until 60 outputs 20000 mdev_fdid ||
-	fail "no mdev with fdid 20000 after node 2 joined again: $(cat /tmp/syslog)"
-echo "node$NODE: mdevctl started mdev $uuid again when node 2 joined again"
+	fail "no mdev with fdid 20000 after node 2's NVMe became available: $(cat /tmp/syslog)"
+echo "node$NODE: mdevctl started mdev $uuid again when node 2's NVMe became available"
 vmctl barrier available-again
 open_nvme "after node 2 joined again" 1
-# The uevents, each as "NODE STATE": node 2 joined, left, joined. Read
-# before "finished", after which node 2 leaves again.
+# The uevents, each as "NODE STATE": node 2 joined, left, joined; then
+# its NVMe's, "FDID STATE". Read before "finished", after which node 2
+# leaves again.
 kill "$monitor"
 wait "$monitor" || true
+devices=$(awk -F= '/^SMARTIO_DEVICE=/ { fdid = $2 } /^SMARTIO_DEVICE_STATE=/ { state = $2 }
+	/^$/ { if (fdid != "") print fdid, state; fdid = "" }
+	END { if (fdid != "") print fdid, state }' /tmp/uevents | tr '\n' ,)
+echo "node$NODE: smartio's device uevents: $devices"
+case $devices in
+*"20000 available,") ;;
+*) fail "no uevent of 20000 available last: $devices" ;;
+esac
 events=$(awk -F= '/^SMARTIO_NODE=/ { node = $2 } /^SMARTIO_NODE_STATE=/ { state = $2 }
 	/^$/ { if (node != "") print node, state; node = "" }
 	END { if (node != "") print node, state }' /tmp/uevents | tr '\n' ,)
@@ -151,7 +171,6 @@ mdevctl undefine --uuid "$uuid"
 udevadm control --exit
 kill "$syslogd"
 rmmod smartio_mdev
-smartioctl device unavailable 10000
 smartioctl device remove 10000
 rmmod smartio_lend smartio_ntb smartio
 ntb_unload

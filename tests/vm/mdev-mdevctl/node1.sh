@@ -4,7 +4,8 @@
 # Node 2 joins node 1 only once node 1 has defined its mdev (node0.sh),
 # and lends its NVMe (20000), which node 1 opens through the mdev; then its
 # VM is killed. It boots again, joins only once node 1 has seen it away,
-# and lends its NVMe again, which node 1 opens again.
+# and, once node 1 has seen it join, lends its NVMe again, which node 1
+# opens again.
 set -eu
 # shellcheck source=../guest/lend.sh
 . /usr/local/lib/vmtest/lend.sh
@@ -18,7 +19,9 @@ if [ "$BOOT" = 1 ]; then
 	exit 1
 fi
 vmctl barrier rebooted
-lend_nvme
+lender_ready
+vmctl barrier joined-again
+lend_function "$(nvme_bdf)" >/dev/null
 vmctl barrier available-again
 vmctl barrier finished
 [ "$(dmesg | grep -c "returned by node 1")" = 1 ] ||
