@@ -719,6 +719,75 @@ int smartio_borrowed_dma_unmap(struct smartio_borrowed *b, u64 dev_addr,
 EXPORT_SYMBOL_GPL(smartio_borrowed_dma_unmap);
 
 /**
+ * smartio_borrowed_peer_map() - Let a borrowed device reach a BAR of
+ *	another one, at device addresses of the caller's choosing.
+ * @b: The device that reaches, borrowed with user ranges
+ *	(smartio_borrow_args.user_ranges).
+ * @dev_addr: Where it reaches the BAR's first byte (a guest-physical BAR
+ *	of @peer, for mdev), page aligned.
+ * @peer: The device reached: another one borrowed here from the same
+ *	lender, under the same host bridge there (peer-to-peer stays on the
+ *	lender, never crosses the fabric).
+ * @bar: The memory BAR of @peer's.
+ *
+ * The function's IOMMU domain on the lender maps [@dev_addr, @dev_addr +
+ * the BAR's size rounded up to a page) onto the BAR: one message, nothing
+ * per I/O. The map goes when either device goes, or with
+ * smartio_borrowed_peer_unmap(). The range is judged as
+ * smartio_borrowed_dma_map()'s, but that it may meet BARs of the lender's
+ * elsewhere than above the function.
+ *
+ * Context: Process context; sleeps, up to a message's timeout.
+ * Return: 0; -ENODEV if either device is lost, -EINVAL for a BAR that is
+ * no memory BAR or an address not page aligned, -EXDEV where the two are
+ * no peers on their lender, -EEXIST where the range meets what the
+ * lender's domain holds, -EOPNOTSUPP where @b was borrowed without user
+ * ranges or its lender has no IOMMU, or another -errno of the fabric. A
+ * refusal logs one line that says why.
+ */
+int smartio_borrowed_peer_map(struct smartio_borrowed *b, u64 dev_addr,
+			      struct smartio_borrowed *peer, int bar)
+{
+	int ret = -ENODEV;
+
+	mutex_lock(&smartio_borrower_lock);
+	if (b->sh && peer->sh)
+		ret = smartio_user_dma_borrower_peer_map(b->sh, dev_addr,
+							 peer->sh, bar);
+	mutex_unlock(&smartio_borrower_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(smartio_borrowed_peer_map);
+
+/**
+ * smartio_borrowed_peer_unmap() - Undo smartio_borrowed_peer_map().
+ * @b: As mapped.
+ * @dev_addr: As mapped.
+ * @peer: As mapped.
+ * @bar: As mapped.
+ *
+ * Once this returns, @b reaches the BAR there no more. Where either
+ * device was lost or given back, nothing is mapped any more.
+ *
+ * Context: Process context; sleeps, up to a message's timeout.
+ * Return: 0 (a lost device too), or the lender's -errno: -ENOENT where
+ * nothing is mapped there.
+ */
+int smartio_borrowed_peer_unmap(struct smartio_borrowed *b, u64 dev_addr,
+				struct smartio_borrowed *peer, int bar)
+{
+	int ret = 0;
+
+	mutex_lock(&smartio_borrower_lock);
+	if (b->sh && peer->sh)
+		ret = smartio_user_dma_borrower_peer_unmap(b->sh, dev_addr,
+							   peer->sh, bar);
+	mutex_unlock(&smartio_borrower_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(smartio_borrowed_peer_unmap);
+
+/**
  * smartio_borrower_local_name() - Name the shadow of a device we borrow.
  * @fdid: The device.
  * @info: Its local_name is set when this node borrows it.

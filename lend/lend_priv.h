@@ -122,6 +122,23 @@ struct smartio_dma_map_req {
 	__le64 size;
 };
 
+/*
+ * SMARTIO_MSG_OP_PEER_MAP request: the function @fdid is to reach @size
+ * bytes of BAR @bar of @peer_fdid, another function lent to the same
+ * borrower under the same host bridge, at device addresses from
+ * @dev_addr (a guest-physical BAR, for mdev). SMARTIO_MSG_OP_PEER_UNMAP:
+ * undo the map at exactly @dev_addr, @size (the fields as the map's).
+ * @reserved is 0. user_dma.c, p2p.c.
+ */
+struct smartio_peer_map_req {
+	__le32 fdid;
+	__le32 peer_fdid;
+	__le32 bar;
+	__le32 reserved;
+	__le64 dev_addr;
+	__le64 size;
+};
+
 /* A memory BAR, as the borrower maps it: the lender's bus address. */
 struct smartio_bar_wire {
 	__le64 addr;
@@ -396,6 +413,11 @@ bool smartio_shadow_is(const struct pci_dev *pdev);
  * @session: The session it was lent in.
  * @windows: Where @domain has its windows onto @node (start and size,
  *	IOVAs), which no peer's BAR is mapped over.
+ * @user_addressed: Its borrower's user chooses its device addresses (the
+ *	borrow named user ranges: a guest's physical ones, for mdev): its
+ *	peers' BARs are mapped in @domain where the user asks
+ *	(smartio_p2p_peer_map()), not at their bus addresses.
+ * @peer_maps: Those maps, struct smartio_p2p_peer_map, under p2p.c's lock.
  * @joined: smartio_p2p_join() was called, smartio_p2p_leave() not yet.
  */
 struct smartio_p2p_member {
@@ -408,6 +430,8 @@ struct smartio_p2p_member {
 		u64 start;
 		u64 size;
 	} windows[2];
+	bool user_addressed;
+	struct list_head peer_maps;
 	bool joined;
 };
 
@@ -416,6 +440,13 @@ int smartio_p2p_join(struct smartio_p2p_member *m);
 void smartio_p2p_leave(struct smartio_p2p_member *m);
 u32 smartio_p2p_bridge_id(struct pci_dev *pdev);
 bool smartio_p2p_clash(struct pci_dev *pdev, u64 start, u64 size, u64 *next);
+bool smartio_p2p_routed_below(struct pci_dev *pdev, u64 start, u64 size);
+int smartio_p2p_peer_map(struct smartio_p2p_member *in,
+			 struct smartio_p2p_member *of, int bar, u64 start,
+			 u64 size);
+int smartio_p2p_peer_unmap(struct smartio_p2p_member *in, u64 start, u64 size);
+bool smartio_p2p_peer_meets(const struct smartio_p2p_member *in, u64 start,
+			    u64 last);
 
 /**
  * struct smartio_user_dma_target - A lent function's side of user_dma.c.
@@ -442,6 +473,17 @@ int smartio_user_dma_map(struct smartio_user_dma *ud,
 int smartio_user_dma_unmap(struct smartio_user_dma *ud,
 			   const struct smartio_user_dma_target *t,
 			   const struct smartio_dma_map_req *req);
+int smartio_user_dma_peer_map(struct smartio_user_dma *ud,
+			      const struct smartio_user_dma_target *t,
+			      struct smartio_p2p_member *in,
+			      struct smartio_p2p_member *of,
+			      const struct smartio_peer_map_req *req);
+int smartio_user_dma_peer_unmap(struct smartio_p2p_member *in,
+				const struct smartio_peer_map_req *req);
+int smartio_user_dma_borrower_peer_map(struct smartio_shadow *sh, u64 start,
+				       struct smartio_shadow *peer, int bar);
+int smartio_user_dma_borrower_peer_unmap(struct smartio_shadow *sh, u64 start,
+					 struct smartio_shadow *peer, int bar);
 int smartio_user_dma_borrower_map(struct smartio_shadow *sh, u64 start,
 				  struct page **pages, unsigned int npages,
 				  int prot);

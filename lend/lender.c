@@ -1118,6 +1118,7 @@ static int smartio_lent_setup(struct smartio_lent *lent, u16 node,
 			{ dma_iova, lent->domain ? PAGE_ALIGN(dma_size) : 0 },
 			{ msi_iova, lent->domain ? PAGE_ALIGN(msi_size) : 0 },
 		},
+		.user_addressed = user_ranges > 0,
 	};
 	ret = smartio_p2p_join(&lent->p2p);
 	if (ret)
@@ -1373,6 +1374,19 @@ unlock:
 	return ret;
 }
 
+/* @lent's side of user_dma.c: its domain and its window onto the borrower. */
+static struct smartio_user_dma_target
+smartio_lent_dma_target(struct smartio_lent *lent)
+{
+	return (struct smartio_user_dma_target) {
+		.pdev = lent->pdev,
+		.domain = lent->domain,
+		.window = smartio_remote_phys(lent->dma_win),
+		.window_size = lent->p2p.windows[0].size,
+		.fixed = &lent->p2p,
+	};
+}
+
 /*
  * Messaging handler of a borrower's DMA_MAP and DMA_UNMAP (user_dma.c):
  * requests, and an unmap as an event too (a map the borrower gave up
@@ -1397,17 +1411,52 @@ static int smartio_lender_dma_handler(u16 node_id,
 		ret = ret ?: -ESHUTDOWN;	/* being returned, or taken back */
 		goto unlock;
 	}
-	t = (struct smartio_user_dma_target) {
-		.pdev = lent->pdev,
-		.domain = lent->domain,
-		.window = smartio_remote_phys(lent->dma_win),
-		.window_size = lent->p2p.windows[0].size,
-		.fixed = &lent->p2p,
-	};
+	t = smartio_lent_dma_target(lent);
 	if (req->op == SMARTIO_MSG_OP_DMA_MAP)
 		ret = smartio_user_dma_map(&lent->user_dma, &t, r);
 	else
 		ret = smartio_user_dma_unmap(&lent->user_dma, &t, r);
+unlock:
+	mutex_unlock(&smartio_lender_lock);
+	return ret;
+}
+
+/*
+ * Messaging handler of a borrower's PEER_MAP and PEER_UNMAP requests
+ * (user_dma.c, p2p.c): for a function lent to @node_id and not being
+ * taken back, and a map onto a peer lent to it too. A peer taken back
+ * meanwhile has left p2p.c's list, which refuses the map.
+ */
+static int smartio_lender_peer_handler(u16 node_id,
+				       const struct smartio_msg *req,
+				       void *resp, u32 *resp_len)
+{
+	const struct smartio_peer_map_req *r = req->payload;
+	struct smartio_user_dma_target t;
+	struct smartio_lent *lent, *peer;
+	int ret;
+
+	if (req->len != sizeof(*r) || !resp)
+		return -EINVAL;
+	mutex_lock(&smartio_lender_lock);
+	lent = smartio_lent_config_find(le32_to_cpu(r->fdid), node_id, &ret);
+	if (!lent || lent->state != SMARTIO_DEVICE_STATE_BORROWED) {
+		ret = ret ?: -ESHUTDOWN;
+		goto unlock;
+	}
+	if (req->op == SMARTIO_MSG_OP_PEER_UNMAP) {
+		ret = smartio_user_dma_peer_unmap(&lent->p2p, r);
+		goto unlock;
+	}
+	peer = smartio_lent_config_find(le32_to_cpu(r->peer_fdid), node_id,
+					&ret);
+	if (!peer || peer->state != SMARTIO_DEVICE_STATE_BORROWED) {
+		ret = ret ?: -ESHUTDOWN;
+		goto unlock;
+	}
+	t = smartio_lent_dma_target(lent);
+	ret = smartio_user_dma_peer_map(&lent->user_dma, &t, &lent->p2p,
+					&peer->p2p, r);
 unlock:
 	mutex_unlock(&smartio_lender_lock);
 	return ret;
@@ -1578,6 +1627,8 @@ static const struct {
 	{ SMARTIO_MSG_OP_RESET, smartio_lender_config_handler },
 	{ SMARTIO_MSG_OP_DMA_MAP, smartio_lender_dma_handler },
 	{ SMARTIO_MSG_OP_DMA_UNMAP, smartio_lender_dma_handler },
+	{ SMARTIO_MSG_OP_PEER_MAP, smartio_lender_peer_handler },
+	{ SMARTIO_MSG_OP_PEER_UNMAP, smartio_lender_peer_handler },
 };
 
 static void smartio_lender_handlers_unregister(unsigned int n)

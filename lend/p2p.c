@@ -27,12 +27,23 @@
  * Not every switch routes peer-to-peer requests between its ports, nor
  * every root complex between its root ports; where this host cannot, the
  * request fails here, as it would between two local functions.
+ *
+ * A function whose borrower's user chooses its device addresses (the
+ * borrow named user ranges: mdev, whose guest programs guest-physical
+ * addresses) has no use for its peers' bus addresses here, which only
+ * collide with the guest's: its domain gets no identity maps. Instead the
+ * user asks for each peer BAR at the address it chose
+ * (smartio_p2p_peer_map(), messaging op PEER_MAP: a guest's BAR of the
+ * peer), once, when it turns the function's DMA on. Those maps go when
+ * either function goes: the peer's leaving unmaps them first, as the
+ * identity maps.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/iommu.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/slab.h>
 
 #include "lend_priv.h"
 
@@ -57,11 +68,29 @@ static bool smartio_p2p_in_windows(const struct smartio_p2p_member *m,
 	return false;
 }
 
+/**
+ * struct smartio_p2p_peer_map - A peer's BAR in a function's domain, where
+ *	its borrower's user asked for it (smartio_p2p_peer_map()).
+ * @entry: In the function's peer_maps.
+ * @of: The peer.
+ * @start: The first device address.
+ * @size: Bytes.
+ */
+struct smartio_p2p_peer_map {
+	struct list_head entry;
+	struct smartio_p2p_member *of;
+	u64 start;
+	u64 size;
+};
+
 /* Unmaps @of's memory BARs from @in's domain: what smartio_p2p_map() did. */
 static void smartio_p2p_unmap(struct smartio_p2p_member *in,
 			      struct smartio_p2p_member *of)
 {
 	int i;
+
+	if (in->user_addressed)
+		return;		/* smartio_p2p_map() mapped nothing */
 
 	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
 		u64 bus = pci_bus_address(of->pdev, i);
@@ -84,6 +113,9 @@ static int smartio_p2p_map(struct smartio_p2p_member *in,
 {
 	int i, ret;
 
+	if (in->user_addressed)
+		return 0;	/* its user asks where (smartio_p2p_peer_map()) */
+
 	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
 		u64 bus = pci_bus_address(of->pdev, i);
 		u64 size = PAGE_ALIGN(pci_resource_len(of->pdev, i));
@@ -105,6 +137,33 @@ static int smartio_p2p_map(struct smartio_p2p_member *in,
 		}
 	}
 	return 0;
+}
+
+/*
+ * Unmaps and forgets @pm, in @in's domain. Called with smartio_p2p_lock
+ * held.
+ */
+static void smartio_p2p_peer_drop(struct smartio_p2p_member *in,
+				  struct smartio_p2p_peer_map *pm)
+{
+	lockdep_assert_held(&smartio_p2p_lock);
+	iommu_unmap(in->domain, pm->start, pm->size);
+	list_del(&pm->entry);
+	kfree(pm);
+}
+
+/* The map of @in's that meets [@start, @last], if any; under the lock. */
+static struct smartio_p2p_peer_map *
+smartio_p2p_peer_find(const struct smartio_p2p_member *in, u64 start,
+		      u64 last)
+{
+	struct smartio_p2p_peer_map *pm;
+
+	lockdep_assert_held(&smartio_p2p_lock);
+	list_for_each_entry(pm, &in->peer_maps, entry)
+		if (pm->start <= last && start <= pm->start + pm->size - 1)
+			return pm;
+	return NULL;
 }
 
 /* Are @a and @b peers: lent to the same borrower, under one host bridge? */
@@ -151,6 +210,7 @@ int smartio_p2p_join(struct smartio_p2p_member *m)
 	struct smartio_p2p_member *peer;
 	int ret = 0;
 
+	INIT_LIST_HEAD(&m->peer_maps);
 	mutex_lock(&smartio_p2p_lock);
 	list_add_tail(&m->entry, &smartio_p2p_members);
 	m->joined = true;
@@ -179,16 +239,138 @@ int smartio_p2p_join(struct smartio_p2p_member *m)
 void smartio_p2p_leave(struct smartio_p2p_member *m)
 {
 	struct smartio_p2p_member *peer;
+	struct smartio_p2p_peer_map *pm, *next;
 
 	if (!m->joined)
 		return;
 	mutex_lock(&smartio_p2p_lock);
 	list_del(&m->entry);
 	m->joined = false;
-	list_for_each_entry(peer, &smartio_p2p_members, entry)
+	list_for_each_entry(peer, &smartio_p2p_members, entry) {
 		if (smartio_p2p_peers(m, peer) && peer->domain)
 			smartio_p2p_unmap(peer, m);
+		list_for_each_entry_safe(pm, next, &peer->peer_maps, entry)
+			if (pm->of == m)
+				smartio_p2p_peer_drop(peer, pm);
+	}
+	/* Its own go too: its domain may outlive this (a reset first). */
+	list_for_each_entry_safe(pm, next, &m->peer_maps, entry)
+		smartio_p2p_peer_drop(m, pm);
 	mutex_unlock(&smartio_p2p_lock);
+}
+
+/**
+ * smartio_p2p_peer_meets() - Does a function's domain map a peer's BAR in
+ *	a range, where its user asked for it?
+ * @in: The function.
+ * @start: First device address.
+ * @last: Last device address.
+ *
+ * Return: Whether a map of smartio_p2p_peer_map() meets [@start, @last].
+ */
+bool smartio_p2p_peer_meets(const struct smartio_p2p_member *in, u64 start,
+			    u64 last)
+{
+	bool meets;
+
+	mutex_lock(&smartio_p2p_lock);
+	meets = smartio_p2p_peer_find(in, start, last);
+	mutex_unlock(&smartio_p2p_lock);
+	return meets;
+}
+
+/**
+ * smartio_p2p_peer_map() - Let a function reach a peer's BAR where its
+ *	borrower's user asks.
+ * @in: The function, user-addressed, its device addresses [@start,
+ *	@start + @size) judged free by the caller (user_dma.c) but for what
+ *	this maps.
+ * @of: The peer: lent to the same borrower, in the same session, under
+ *	the same host bridge.
+ * @bar: A memory BAR of @of's, lent.
+ * @start: The device address of the BAR's first byte, page aligned.
+ * @size: Bytes from there, whole pages, at most the BAR's size rounded up
+ *	to a page.
+ *
+ * Until either leaves, or smartio_p2p_peer_unmap(), @in's domain maps the
+ * range onto the BAR.
+ *
+ * Return: 0; -EXDEV if the two are no peers (or either left), -EOPNOTSUPP
+ * if @in's addresses are not its user's or it has no domain, -EINVAL for
+ * a BAR that is not a lent memory BAR, -ERANGE for a size past it, -EEXIST
+ * where a map of this kind meets the range, -ENOMEM, or the IOMMU's error.
+ */
+int smartio_p2p_peer_map(struct smartio_p2p_member *in,
+			 struct smartio_p2p_member *of, int bar, u64 start,
+			 u64 size)
+{
+	struct smartio_p2p_peer_map *pm;
+	int ret;
+
+	pm = kzalloc(sizeof(*pm), GFP_KERNEL);
+	if (!pm)
+		return -ENOMEM;
+	mutex_lock(&smartio_p2p_lock);
+	if (!in->joined || !of->joined || !smartio_p2p_peers(in, of)) {
+		ret = -EXDEV;
+		goto err;
+	}
+	if (!in->user_addressed || !in->domain) {
+		ret = -EOPNOTSUPP;
+		goto err;
+	}
+	if (bar < 0 || bar >= PCI_STD_NUM_BARS ||
+	    !smartio_lent_bar(of->pdev, bar)) {
+		ret = -EINVAL;
+		goto err;
+	}
+	if (size > PAGE_ALIGN(pci_resource_len(of->pdev, bar))) {
+		ret = -ERANGE;
+		goto err;
+	}
+	if (smartio_p2p_peer_find(in, start, start + size - 1)) {
+		ret = -EEXIST;
+		goto err;
+	}
+	ret = iommu_map(in->domain, start, pci_resource_start(of->pdev, bar),
+			size, IOMMU_READ | IOMMU_WRITE | IOMMU_MMIO);
+	if (ret)
+		goto err;
+	pm->of = of;
+	pm->start = start;
+	pm->size = size;
+	list_add_tail(&pm->entry, &in->peer_maps);
+	mutex_unlock(&smartio_p2p_lock);
+	pci_info(in->pdev, "reaches BAR %d of %s, lent to node %u too, at device addresses %#llx-%#llx\n",
+		 bar, pci_name(of->pdev), in->node, start, start + size - 1);
+	return 0;
+err:
+	mutex_unlock(&smartio_p2p_lock);
+	kfree(pm);
+	return ret;
+}
+
+/**
+ * smartio_p2p_peer_unmap() - Undo smartio_p2p_peer_map().
+ * @in: The function.
+ * @start: As mapped.
+ * @size: As mapped.
+ *
+ * Return: 0, or -ENOENT where no map is exactly there.
+ */
+int smartio_p2p_peer_unmap(struct smartio_p2p_member *in, u64 start, u64 size)
+{
+	struct smartio_p2p_peer_map *pm;
+	int ret = -ENOENT;
+
+	mutex_lock(&smartio_p2p_lock);
+	pm = smartio_p2p_peer_find(in, start, start + size - 1);
+	if (pm && pm->start == start && pm->size == size) {
+		smartio_p2p_peer_drop(in, pm);
+		ret = 0;
+	}
+	mutex_unlock(&smartio_p2p_lock);
+	return ret;
 }
 
 /* Does [@start, @start + @size) overlap @res, as bus addresses under @bridge? */
@@ -242,5 +424,40 @@ bool smartio_p2p_clash(struct pci_dev *pdev, u64 start, u64 size, u64 *next)
 			}
 		}
 	}
+	return false;
+}
+
+/**
+ * smartio_p2p_routed_below() - Would a function's requests to a range be
+ *	routed before they reach the IOMMU?
+ * @pdev: The function.
+ * @start: Start of a range of bus addresses.
+ * @size: Its size, not 0.
+ *
+ * A request goes up through each bridge above the function, and a bridge
+ * forwards upstream only what lies outside its memory windows (the PCIe
+ * base specification's address routing for type 1 functions): inside
+ * them a switch routes it to a port below, never to the root complex and
+ * its IOMMU. Those windows are all a user-addressed function's device
+ * addresses must avoid; on a root bus, where the function sends every
+ * request to the root complex, nothing is. (smartio_p2p_clash() is wider:
+ * what a function's domain maps at its peers' bus addresses.)
+ *
+ * Return: Whether [@start, @start + @size) meets a memory window of a
+ * bridge between @pdev and its root bus.
+ */
+bool smartio_p2p_routed_below(struct pci_dev *pdev, u64 start, u64 size)
+{
+	struct pci_host_bridge *bridge = pci_find_host_bridge(pdev->bus);
+	struct resource *res;
+	struct pci_bus *bus;
+	u64 next;
+	int i;
+
+	for (bus = pdev->bus; !pci_is_root_bus(bus); bus = bus->parent)
+		pci_bus_for_each_resource(bus, res, i)
+			if (res && smartio_p2p_overlaps(bridge, res, start,
+							size, &next))
+				return true;
 	return false;
 }

@@ -170,13 +170,55 @@ static const char *smartio_user_dma_clash(struct smartio_user_dma *ud,
 			    t->fixed->windows[i].size &&
 		    t->fixed->windows[i].start <= last)
 			return "they meet its windows onto the borrower";
-	if (smartio_p2p_clash(t->pdev, start, size, &next))
-		return "they meet BARs under its host bridge";
+	/*
+	 * Its domain maps its peers' BARs at their bus addresses, unless its
+	 * user chooses its addresses (p2p.c): then only what a bridge above
+	 * it routes away from the IOMMU is out of reach.
+	 */
+	if (t->fixed->user_addressed ?
+	    smartio_p2p_routed_below(t->pdev, start, size) :
+	    smartio_p2p_clash(t->pdev, start, size, &next))
+		return t->fixed->user_addressed ?
+		       "they meet a memory window of a bridge above it" :
+		       "they meet BARs under its host bridge";
 	if (smartio_user_dma_reserved(t->pdev, start, last))
 		return "they meet a reserved region of its IOMMU group";
 	if (smartio_user_dma_meets(ud, start, last))
 		return "they meet a range mapped before";
+	if (smartio_p2p_peer_meets(t->fixed, start, last))
+		return "they meet a peer's BAR mapped before";
 	return NULL;
+}
+
+/*
+ * Is [@start, @start + @size) outside @t's domain's aperture? Logged, one
+ * line: a peer may ask as often as it likes.
+ */
+static bool smartio_user_dma_past_aperture(const struct smartio_user_dma_target *t,
+					   u64 start, u64 size)
+{
+	const struct iommu_domain_geometry *geo = &t->domain->geometry;
+
+	if (!geo->force_aperture || (start >= geo->aperture_start &&
+				     start + size - 1 <= geo->aperture_end))
+		return false;
+	pci_info_ratelimited(t->pdev, "device addresses %#llx-%#llx asked for by node %u: refused, past its IOMMU domain's aperture\n",
+			     start, start + size - 1, t->fixed->node);
+	return true;
+}
+
+/* Does anything hold some of the range? Logged as above. */
+static bool smartio_user_dma_held(struct smartio_user_dma *ud,
+				  const struct smartio_user_dma_target *t,
+				  u64 start, u64 size)
+{
+	const char *held = smartio_user_dma_clash(ud, t, start, size);
+
+	if (held)
+		pci_info_ratelimited(t->pdev, "device addresses %#llx-%#llx asked for by node %u: refused, %s\n",
+				     start, start + size - 1, t->fixed->node,
+				     held);
+	return held;
 }
 
 /**
@@ -215,8 +257,6 @@ int smartio_user_dma_map(struct smartio_user_dma *ud,
 	u64 start = le64_to_cpu(req->dev_addr);
 	u64 offset = le64_to_cpu(req->offset);
 	u64 size = le64_to_cpu(req->size);
-	const struct iommu_domain_geometry *geo;
-	const char *held;
 	int prot = IOMMU_MMIO;
 	int ret;
 
@@ -227,21 +267,10 @@ int smartio_user_dma_map(struct smartio_user_dma *ud,
 		return -EOPNOTSUPP;
 	if (offset > t->window_size || size > t->window_size - offset)
 		return -ERANGE;
-	geo = &t->domain->geometry;
-	if (geo->force_aperture && (start < geo->aperture_start ||
-				    start + size - 1 > geo->aperture_end)) {
-		pci_info_ratelimited(t->pdev, "device addresses %#llx-%#llx asked for by node %u: refused, past its IOMMU domain's aperture\n",
-				     start, start + size - 1, t->fixed->node);
+	if (smartio_user_dma_past_aperture(t, start, size))
 		return -ERANGE;
-	}
-	held = smartio_user_dma_clash(ud, t, start, size);
-	if (held) {
-		/* Limited: a peer may ask as often as it likes. */
-		pci_info_ratelimited(t->pdev, "device addresses %#llx-%#llx asked for by node %u: refused, %s\n",
-				     start, start + size - 1, t->fixed->node,
-				     held);
+	if (smartio_user_dma_held(ud, t, start, size))
 		return -EEXIST;
-	}
 	if (ud->count >= SMARTIO_USER_DMA_MAX_RANGES)
 		return -ENOSPC;
 	ret = smartio_user_dma_add(ud, start, size, offset);
@@ -284,6 +313,65 @@ int smartio_user_dma_unmap(struct smartio_user_dma *ud,
 	iommu_unmap(t->domain, start, size);
 	smartio_user_dma_del(ud, r);
 	return 0;
+}
+
+/**
+ * smartio_user_dma_peer_map() - Serve a borrower's SMARTIO_MSG_OP_PEER_MAP.
+ * @ud: The function's ranges.
+ * @t: The function's domain and windows.
+ * @in: The function's membership (@t->fixed).
+ * @of: The peer's: a function lent to the same node.
+ * @req: The request, unchecked.
+ *
+ * The range is judged as a DMA_MAP's, then p2p.c maps it onto the peer's
+ * BAR (smartio_p2p_peer_map()). Called with smartio_lender_lock held, the
+ * function lent to the node that asks.
+ * Return: 0, or as smartio_user_dma_map() and smartio_p2p_peer_map().
+ */
+int smartio_user_dma_peer_map(struct smartio_user_dma *ud,
+			      const struct smartio_user_dma_target *t,
+			      struct smartio_p2p_member *in,
+			      struct smartio_p2p_member *of,
+			      const struct smartio_peer_map_req *req)
+{
+	u64 start = le64_to_cpu(req->dev_addr);
+	u64 size = le64_to_cpu(req->size);
+	u32 bar = le32_to_cpu(req->bar);
+
+	if (req->reserved || bar >= PCI_STD_NUM_BARS ||
+	    !smartio_user_dma_range_ok(start, size))
+		return -EINVAL;
+	if (!t->domain)
+		return -EOPNOTSUPP;
+	if (smartio_user_dma_past_aperture(t, start, size))
+		return -ERANGE;
+	if (smartio_user_dma_held(ud, t, start, size))
+		return -EEXIST;
+	return smartio_p2p_peer_map(in, of, bar, start, size);
+}
+
+/**
+ * smartio_user_dma_peer_unmap() - Serve a borrower's
+ *	SMARTIO_MSG_OP_PEER_UNMAP.
+ * @in: The function's membership.
+ * @req: The request, unchecked.
+ *
+ * Called with smartio_lender_lock held, the function lent to the node
+ * that asks. Once it returns, the function reaches the peer's BAR there no
+ * more.
+ * Return: 0, -EINVAL for a malformed request, -ENOENT where nothing is
+ * mapped exactly there.
+ */
+int smartio_user_dma_peer_unmap(struct smartio_p2p_member *in,
+				const struct smartio_peer_map_req *req)
+{
+	u64 start = le64_to_cpu(req->dev_addr);
+	u64 size = le64_to_cpu(req->size);
+
+	if (req->reserved || le32_to_cpu(req->bar) >= PCI_STD_NUM_BARS ||
+	    !smartio_user_dma_range_ok(start, size))
+		return -EINVAL;
+	return smartio_p2p_peer_unmap(in, start, size);
 }
 
 /* --- the borrower --- */
@@ -430,6 +518,91 @@ int smartio_user_dma_borrower_unmap(struct smartio_shadow *sh, u64 start,
 			   size);
 	smartio_user_dma_del(&sh->user_dma, r);
 	return 0;
+}
+
+/*
+ * A PEER_MAP or PEER_UNMAP of @sh's: @peer's BAR @bar at @start. Called
+ * with smartio_borrower_lock held, both shadows not lost.
+ */
+static int smartio_user_dma_peer_call(struct smartio_shadow *sh, u16 op,
+				      u64 start, struct smartio_shadow *peer,
+				      int bar)
+{
+	u64 size = PAGE_ALIGN(pci_resource_len(peer->pdev, bar));
+	struct smartio_peer_map_req req = {
+		.fdid = cpu_to_le32(sh->fdid),
+		.peer_fdid = cpu_to_le32(peer->fdid),
+		.bar = cpu_to_le32(bar),
+		.dev_addr = cpu_to_le64(start),
+		.size = cpu_to_le64(size),
+	};
+
+	return smartio_lend_call(sh->lender, op, &req, sizeof(req), NULL, 0,
+				 SMARTIO_LEND_TIMEOUT);
+}
+
+/**
+ * smartio_user_dma_borrower_peer_map() - smartio_borrowed_peer_map() for
+ *	@sh.
+ * @sh: The shadow that reaches, not lost.
+ * @start: The device address of the BAR's first byte.
+ * @peer: The shadow whose BAR it reaches, not lost.
+ * @bar: The BAR.
+ *
+ * Called with smartio_borrower_lock held.
+ * Return: 0 or -errno, with one line in the log for a refusal.
+ */
+int smartio_user_dma_borrower_peer_map(struct smartio_shadow *sh, u64 start,
+				       struct smartio_shadow *peer, int bar)
+{
+	const char *why = NULL;
+	int ret = -EXDEV;
+
+	if (sh == peer || bar < 0 || bar >= PCI_STD_NUM_BARS ||
+	    !(pci_resource_flags(peer->pdev, bar) & IORESOURCE_MEM) ||
+	    !PAGE_ALIGNED(start))
+		return -EINVAL;
+	/* As the lender would judge it, said here where it is known. */
+	if (peer->lender != sh->lender)
+		why = "they have different lenders";
+	else if (peer->p2p_bridge != sh->p2p_bridge)
+		why = "they sit under different host bridges of their lender";
+	if (!why) {
+		ret = smartio_user_dma_peer_call(sh, SMARTIO_MSG_OP_PEER_MAP,
+						 start, peer, bar);
+		if (!ret)
+			return 0;
+		why = ret == -EXDEV ? "its lender does not count them as peers" :
+		      smartio_user_dma_why(ret);
+	}
+	pci_err(sh->pdev, "fdid %x: BAR %d of fdid %x not reached at device addresses from %#llx: %s (%pe)\n",
+		sh->fdid, bar, peer->fdid, start, why, ERR_PTR(ret));
+	/* It may have mapped it and not answered in time. */
+	if (ret == -ETIMEDOUT)
+		smartio_user_dma_peer_call(sh, SMARTIO_MSG_OP_PEER_UNMAP, start,
+					   peer, bar);
+	return ret;
+}
+
+/**
+ * smartio_user_dma_borrower_peer_unmap() - smartio_borrowed_peer_unmap()
+ *	for @sh.
+ * @sh: The shadow that reaches, not lost.
+ * @start: As mapped.
+ * @peer: As mapped, not lost.
+ * @bar: As mapped.
+ *
+ * Called with smartio_borrower_lock held.
+ * Return: 0, or the lender's -errno (-ENOENT: nothing mapped there, as
+ * after @peer went and back).
+ */
+int smartio_user_dma_borrower_peer_unmap(struct smartio_shadow *sh, u64 start,
+					 struct smartio_shadow *peer, int bar)
+{
+	if (bar < 0 || bar >= PCI_STD_NUM_BARS)
+		return -EINVAL;
+	return smartio_user_dma_peer_call(sh, SMARTIO_MSG_OP_PEER_UNMAP, start,
+					  peer, bar);
 }
 
 /**

@@ -77,8 +77,9 @@ static void smartio_mdev_bar_reg_rw(struct smartio_mdev *sm, loff_t pos,
 		*val = (reg & mask) >> shift;
 		return;
 	}
-	sm->bar[i] = (reg & ~mask) | ((*val << shift) & mask);
-	sm->bar[i] = smartio_mdev_bar_read(sm, i);
+	/* Read by p2p.c without @sm->lock. */
+	WRITE_ONCE(sm->bar[i], (reg & ~mask) | ((*val << shift) & mask));
+	WRITE_ONCE(sm->bar[i], smartio_mdev_bar_read(sm, i));
 }
 
 /*

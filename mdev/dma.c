@@ -284,6 +284,7 @@ void smartio_mdev_dma_off(struct smartio_mdev *sm)
 	struct smartio_mdev_chunk *c, *next;
 
 	lockdep_assert_held(&sm->lock);
+	smartio_mdev_p2p_off(sm);
 	list_for_each_entry_safe(c, next, &sm->chunks, list)
 		smartio_mdev_chunk_put(sm, c);
 }
@@ -331,6 +332,7 @@ int smartio_mdev_dma_on(struct smartio_mdev *sm)
 	}
 	dev_info(&sm->mdev->dev, "fdid %x: bus master: the VM's RAM mapped for it, in %zu ranges\n",
 		 sm->fdid, list_count_nodes(&sm->chunks));
+	smartio_mdev_p2p_on(sm);
 	return 0;
 }
 

@@ -215,6 +215,7 @@ static int smartio_mdev_open(struct vfio_device *vdev)
 			sm->fdid);
 		goto err_disable;
 	}
+	smartio_mdev_p2p_open(sm);
 	dev_info(&sm->mdev->dev, "fdid %x borrowed as %s\n", sm->fdid,
 		 pci_name(sm->pdev));
 	mutex_unlock(&sm->lock);
@@ -242,6 +243,7 @@ static void smartio_mdev_close(struct vfio_device *vdev)
 	smartio_mdev_irqs_close(sm);
 	smartio_mdev_req_close(sm);
 	smartio_mdev_bars_close(sm);
+	smartio_mdev_p2p_close(sm);
 	pci_disable_device(sm->pdev);
 	smartio_give_back(sm->borrowed);
 	sm->borrowed = NULL;

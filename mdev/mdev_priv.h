@@ -3,7 +3,7 @@
  * What the files of smartio_mdev share: one mediated device per device of
  * the cluster a VM may be given (main.c), its config space as the VM sees
  * it (config.c), its BARs (bar.c), its interrupts (intrs.c), its DMA
- * (dma.c).
+ * (dma.c), and its VM's other devices it reaches (p2p.c).
  */
 #ifndef _SMARTIO_MDEV_PRIV_H
 #define _SMARTIO_MDEV_PRIV_H
@@ -72,6 +72,10 @@ struct smartio_mdev_vector {
  * @nr_ram: How many ranges.
  * @chunks: The guest RAM pinned and mapped for the device while Bus
  *	Master Enable is on (dma.c).
+ * @mm: Its opener's address space while open, which names its VM (p2p.c).
+ * @p2p_entry: In p2p.c's list of open mdevs while open.
+ * @peer_maps: The BARs of its VM's other devices its device reaches while
+ *	Bus Master Enable is on (p2p.c), under p2p.c's lock.
  */
 struct smartio_mdev {
 	struct vfio_device vdev;
@@ -95,6 +99,9 @@ struct smartio_mdev {
 	struct smartio_dma_range ram[SMARTIO_BORROW_USER_RANGES];
 	int nr_ram;
 	struct list_head chunks;
+	struct mm_struct *mm;
+	struct list_head p2p_entry;
+	struct list_head peer_maps;
 };
 
 /* bar.c */
@@ -124,6 +131,12 @@ void smartio_mdev_dma_space(struct smartio_dma_range *range);
 int smartio_mdev_dma_on(struct smartio_mdev *sm);
 void smartio_mdev_dma_off(struct smartio_mdev *sm);
 void smartio_mdev_dma_unmap(struct vfio_device *vdev, u64 iova, u64 length);
+
+/* p2p.c */
+void smartio_mdev_p2p_open(struct smartio_mdev *sm);
+void smartio_mdev_p2p_close(struct smartio_mdev *sm);
+void smartio_mdev_p2p_on(struct smartio_mdev *sm);
+void smartio_mdev_p2p_off(struct smartio_mdev *sm);
 
 /* config.c */
 void smartio_mdev_config_open(struct smartio_mdev *sm);

@@ -98,5 +98,9 @@ int smartio_borrowed_dma_map(struct smartio_borrowed *b, u64 dev_addr,
 			     int prot);
 int smartio_borrowed_dma_unmap(struct smartio_borrowed *b, u64 dev_addr,
 			       u64 size);
+int smartio_borrowed_peer_map(struct smartio_borrowed *b, u64 dev_addr,
+			      struct smartio_borrowed *peer, int bar);
+int smartio_borrowed_peer_unmap(struct smartio_borrowed *b, u64 dev_addr,
+				struct smartio_borrowed *peer, int bar);
 
 #endif /* _SMARTIO_BORROW_H */

@@ -37,6 +37,8 @@ enum smartio_msg_op {
 	SMARTIO_MSG_OP_DMA_MAP,		/* memory at an address the borrower chose */
 	SMARTIO_MSG_OP_DMA_UNMAP,	/* undo a DMA_MAP */
 	SMARTIO_MSG_OP_AVAILABLE,	/* event: a lender's device is available */
+	SMARTIO_MSG_OP_PEER_MAP,	/* a peer's BAR at an address of ours */
+	SMARTIO_MSG_OP_PEER_UNMAP,	/* undo a PEER_MAP */
 	SMARTIO_MSG_OP_MAX = 64,	/* first code not available */
 };
 

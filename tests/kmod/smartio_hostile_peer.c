@@ -18,7 +18,8 @@
  *  - an op: one with a handler (ECHO, SEGMENT_INFO, DEVICE_NEXT, BORROW,
  *    RETURN, CONFIG_WRITE, RECLAIMED, CONFIG_READ, RESET,
  *    SEGMENT_DISCONNECT, SEGMENT_REVOKE, RETURNING, DMA_MAP, DMA_UNMAP,
- *    AVAILABLE), the retired 3, one without (18-63), or one past
+ *    AVAILABLE, PEER_MAP, PEER_UNMAP), the retired 3, one without
+ *    (20-63), or one past
  *    SMARTIO_MSG_OP_MAX; never LEAVING (14),
  *    which closes the target's channel to us (ntb/msg.c, "Leaving"):
  *    what came after it would not be read;
@@ -77,10 +78,10 @@
 #include "../../lend/lend_priv.h"
 
 /*
- * Op classes counted: 0, 1-17 by name (LEAVING, 14, never sent), 18-63 (no
+ * Op classes counted: 0, 1-19 by name (LEAVING, 14, never sent), 20-63 (no
  * handler), 64 and above.
  */
-#define HP_OP_LAST		SMARTIO_MSG_OP_AVAILABLE
+#define HP_OP_LAST		SMARTIO_MSG_OP_PEER_UNMAP
 #define HP_OP_CLASSES	(HP_OP_LAST + 3)
 #define HP_OP_UNREGISTERED	(HP_OP_LAST + 1)
 #define HP_OP_PAST_MAX		(HP_OP_LAST + 2)
@@ -112,8 +113,8 @@ static const char * const hp_op_names[HP_OP_CLASSES] = {
 	"op-0", "echo", "segment-info", "retired-3", "device-next", "borrow",
 	"return", "config-write", "reclaimed", "config-read", "reset",
 	"segment-disconnect", "segment-revoke", "returning", "leaving",
-	"dma-map", "dma-unmap", "available",
-	"op-18-63",
+	"dma-map", "dma-unmap", "available", "peer-map", "peer-unmap",
+	"op-20-63",
 	"op-64-up",
 };
 
@@ -280,6 +281,9 @@ static u32 hp_exact_len(u16 op)
 	case SMARTIO_MSG_OP_DMA_MAP:
 	case SMARTIO_MSG_OP_DMA_UNMAP:
 		return sizeof(struct smartio_dma_map_req);
+	case SMARTIO_MSG_OP_PEER_MAP:
+	case SMARTIO_MSG_OP_PEER_UNMAP:
+		return sizeof(struct smartio_peer_map_req);
 	default:
 		return 0;
 	}
@@ -347,6 +351,7 @@ static bool hp_payload(struct hp_run *r, u16 op, u32 len)
 	struct smartio_config_read_req *cr = (void *)r->buf;
 	struct smartio_borrow_req *b = (void *)r->buf;
 	struct smartio_dma_map_req *dm = (void *)r->buf;
+	struct smartio_peer_map_req *pm = (void *)r->buf;
 	bool costly = false;
 	u32 fdid;
 
@@ -390,6 +395,19 @@ static bool hp_payload(struct hp_run *r, u16 op, u32 len)
 		break;
 	case SMARTIO_MSG_OP_AVAILABLE:	/* the target tells its users, at most */
 		put_unaligned_le32(hp_fdid(r), r->buf);
+		break;
+	case SMARTIO_MSG_OP_PEER_MAP:	/* LENT has no peer lent to us */
+	case SMARTIO_MSG_OP_PEER_UNMAP:
+		pm->fdid = cpu_to_le32(hp_fdid(r));
+		pm->peer_fdid = cpu_to_le32(hp_fdid(r));
+		if (hp_chance(r, 3, 4))
+			pm->bar = cpu_to_le32((u32)hp_below(r, PCI_STD_NUM_BARS + 1));
+		if (hp_chance(r, 3, 4))
+			pm->reserved = 0;
+		if (hp_chance(r, 1, 2)) {
+			pm->dev_addr = cpu_to_le64(hp_addr(r));
+			pm->size = cpu_to_le64(hp_addr(r));
+		}
 		break;
 	case SMARTIO_MSG_OP_CONFIG_READ:
 		fdid = hp_fdid(r);

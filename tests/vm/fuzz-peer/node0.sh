@@ -89,7 +89,7 @@ grep -q "^seed $seed node 2 inputs $inputs " /tmp/report ||
 fuzz_at_least "$(awk '/^decoder records / { print $3 }' /tmp/report)" \
 	$((inputs / 3)) "broken records reached the decoder"
 awk '/^handler: / { print $2, $3 }' /tmp/report >/tmp/handlers
-[ "$(wc -l </tmp/handlers)" -ge 15 ] || fail "the report names fewer than 15 handlers"
+[ "$(wc -l </tmp/handlers)" -ge 17 ] || fail "the report names fewer than 17 handlers"
 while read -r op n; do
 	fuzz_at_least "$n" $((inputs / 30)) "records reached the $op handler"
 done </tmp/handlers

@@ -15,6 +15,10 @@
 # guest reads the NVMe, passed behind a hot-plug slot: the guest's reads
 # fail (a lost device's BARs read all ones) and QEMU, asked by the mdev
 # to release it, unplugs it from the guest, which goes on and ends well.
+# In peer-to-peer, node 2's edu and an NVMe with a controller memory
+# buffer go to the guest, and the edu writes into the buffer at its
+# guest-physical address (guest-p2p.sh): node 2 maps it for the edu when
+# the guest turns the edu's bus mastering on (mdev/p2p.c).
 set -eu
 # shellcheck source=../guest/mdev.sh
 . /usr/local/lib/vmtest/mdev.sh
@@ -88,9 +92,30 @@ lender_lost() {
 	vmctl barrier finished
 }
 
+# peer_to_peer: the edu writes into the NVMe's buffer, both in the guest.
+peer_to_peer() {
+	edu_uuid=5a3a0d2e-1c1b-4b0e-9a59-000000020001
+	cmb_uuid=5a3a0d2e-1c1b-4b0e-9a59-000000020002
+	mdev_create "$edu_uuid" 20001
+	mdev_create "$cmb_uuid" 20002
+	nested_image ./guest-p2p.sh /tmp/nested.cpio smartio_edu_test
+	nested_run /tmp/nested.cpio /tmp/nested.console \
+		-device "vfio-pci,sysfsdev=/sys/bus/mdev/devices/$edu_uuid" \
+		-device "vfio-pci,sysfsdev=/sys/bus/mdev/devices/$cmb_uuid"
+	nested_said /tmp/nested.console '^nested: edu wrote into the NVMe.s buffer at ' ||
+		fail "the nested guest's edu did not reach the NVMe's buffer"
+	dmesg | grep -Eq "$edu_uuid: fdid 20001: bus master: reaches [0-9]+ BARs of its VM's other devices\$" ||
+		fail "the edu's mdev did not map the NVMe's buffer for it"
+	vmctl barrier p2p-done
+	for u in "$edu_uuid" "$cmb_uuid"; do
+		echo 1 >"/sys/bus/mdev/devices/$u/remove"
+	done
+}
+
 case $CASE in
 two-devices) two_devices ;;
 lender-lost) lender_lost ;;
+peer-to-peer) peer_to_peer ;;
 *) fail "no case $CASE" ;;
 esac
 echo 1 >"/sys/bus/mdev/devices/$uuid/remove"

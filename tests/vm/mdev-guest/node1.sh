@@ -7,7 +7,8 @@
 # takes the NVMe back, and its own nvme driver reads what the guest wrote
 # (node 1 puts its checksum and size in MiB as "written"). In the
 # lender-lost case it lends the NVMe until node 1 kills its VM, and, booted
-# again, lends it again (as mdev-lost's).
+# again, lends it again (as mdev-lost's). In peer-to-peer it lends its edu
+# (20001) and its NVMe with a controller memory buffer (20002) instead.
 set -eu
 # shellcheck source=../guest/lend.sh
 . /usr/local/lib/vmtest/lend.sh
@@ -25,6 +26,31 @@ if [ "$CASE" = lender-lost ]; then
 	vmctl barrier rebooted
 	vmctl barrier finished
 	smartioctl device unavailable 20000
+	smartioctl device remove 20000
+	rmmod smartio_lend smartio_ntb smartio
+	ntb_unload
+	exit 0
+fi
+if [ "$CASE" = peer-to-peer ]; then
+	lend_edu
+	# The NVMe with a buffer (BAR 2), not the rig's.
+	cmb=
+	for d in $(nvme_bdfs); do
+		[ "$(sed -n 3p "/sys/bus/pci/devices/$d/resource" | cut -d' ' -f1)" = 0x0000000000000000 ] ||
+			cmb=$d
+	done
+	[ -n "$cmb" ] || fail "no NVMe with a controller memory buffer"
+	[ "$(lend_function "$cmb")" = 20002 ] || fail "the buffer's NVMe is not 20002"
+	vmctl barrier available
+	vmctl barrier p2p-done
+	# The edu's requests reached the buffer through its domain, at the
+	# guest's address, mapped once.
+	dmesg | grep -q "$edu: reaches BAR 2 of $cmb, lent to node 1 too, at device addresses " ||
+		fail "the edu was not given the buffer at the guest's address"
+	for f in 20002 20001; do
+		smartioctl device unavailable $f
+		smartioctl device remove $f
+	done
 	smartioctl device remove 20000
 	rmmod smartio_lend smartio_ntb smartio
 	ntb_unload
