@@ -112,7 +112,6 @@ wait_until 60 not_joined 2 || fail "node 2 still joined after its VM was killed"
 dmesg | grep -q "$uuid: fdid 20000 not borrowed: " || fail "the refused open not logged"
 mdevctl stop --uuid "$uuid" || fail "mdevctl stop failed"
 no_mdev "after mdevctl stop"
-smartioctl device unavailable 10000 || fail "could not take 10000 back"
 
 udevadm trigger --action=change --subsystem-match=smartio
 no_mdev "after udevadm trigger, node 2 away"
@@ -128,6 +127,7 @@ modprobe smartio_mdev
 wait_until 60 log_more "$refused" "$count" ||
 	fail "mdevctl did not start the mdev at smartio_mdev's registration again"
 no_mdev "after smartio_mdev's registration, node 2 away"
+smartioctl device unavailable 10000 || fail "could not take 10000 back"
 vmctl barrier rebooted
 
 # Node 2 is back, and joins with no device available in the cluster:
