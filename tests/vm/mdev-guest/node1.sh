@@ -47,11 +47,10 @@ if [ "$CASE" = peer-to-peer ]; then
 	# guest's address, mapped once.
 	dmesg | grep -q "$edu: reaches BAR 2 of $cmb, lent to node 1 too, at device addresses " ||
 		fail "the edu was not given the buffer at the guest's address"
-	for f in 20002 20001; do
+	for f in 20002 20001 20000; do
 		smartioctl device unavailable $f
 		smartioctl device remove $f
 	done
-	smartioctl device remove 20000
 	rmmod smartio_lend smartio_ntb smartio
 	ntb_unload
 	exit 0
