@@ -9,8 +9,11 @@
 # into the other's memory buffer, peer to peer on node 2, and returns both;
 # borrows the NVMe once more through a VFIO mediated device, passed with
 # QEMU's vfio-pci to a guest of this node's, under its KVM, whose stock
-# nvme driver writes to it (tests/vm/guest/nested.sh); and prints the one-line summary once node 2 has read the same data
-# through its own drivers (node1.sh).
+# nvme driver writes to it (tests/vm/guest/nested.sh); gives the edu and
+# the second NVMe to another guest, whose edu writes into the NVMe's
+# buffer at the guest-physical address it has there; and prints the
+# one-line summary once node 2 has read the same data through its own
+# drivers (node1.sh).
 ROLE=borrower
 . ./demo.sh
 # shellcheck source=../../tests/vm/guest/nested.sh
@@ -44,8 +47,8 @@ say "and node 2) are cabled through an emulated PCIe non-transparent bridge."
 say "Node 2 lends its NVMe, then its SATA controller; this node, node 1,"
 say "borrows each and drives it with Linux's stock driver (nvme, ahci), then"
 say "gives it back. Then two of node 2's devices, borrowed, talk peer to peer."
-say "Last, QEMU takes node 2's NVMe through a VFIO mediated device, as it"
-say "would pass it to a virtual machine."
+say "Last, guests of this node's take node 2's devices through VFIO mediated"
+say "devices: its NVMe, then its DMA engine and buffer, peer to peer."
 
 step "load smartio and wait for node 2 across the NTB"
 demo_load
@@ -171,12 +174,39 @@ written=$(nested_said /tmp/nested.console '^nested: wrote 4 MiB, read them back 
 mdev_sum="${written##* }  -"
 say "the guest's stock nvme driver wrote md5 ${mdev_sum%% *} and read it back the same"
 echo 1 >"$mdev/remove"
-rmmod smartio_mdev
 vmctl put mdev-sum "$mdev_sum"
 meet mdev-returned
 meet mdev-checked
 theirs=$(vmctl get lender-mdev-sum)
 [ "$theirs" = "$mdev_sum" ] || fail "node 2 read md5 ${theirs%% *}, not what the guest wrote"
+
+step "peer-to-peer in a guest: node 2's edu writes into its NVMe's buffer"
+say "A guest given two devices of one lender may have one reach the other's"
+say "BAR at the guest-physical address it gave that BAR. When the guest turns"
+say "the edu's bus mastering on, smartio_mdev has node 2 map the NVMe's BARs"
+say "there in the edu's IOMMU domain: the write goes edu to NVMe on node 2."
+p2p_uuids=
+for f in "$(vmctl get edu-fdid)" "$(vmctl get cmb-fdid)"; do
+	u=5a3a0d2e-1c1b-4b0e-9a59-0000000$f
+	echo "$u" >"$types/create" || fail "cannot create mdev $u"
+	echo "$f" >"/sys/bus/mdev/devices/$u/smartio/fdid"
+	say "\$ echo $f >/sys/bus/mdev/devices/$u/smartio/fdid"
+	p2p_uuids="$p2p_uuids $u"
+done
+nested_image ./guest-p2p.sh /tmp/nested-p2p.cpio smartio_edu_test
+# shellcheck disable=SC2086 # the two UUIDs
+set -- $p2p_uuids
+nested_run /tmp/nested-p2p.cpio /tmp/nested-p2p.console \
+	-device "vfio-pci,sysfsdev=/sys/bus/mdev/devices/$1" \
+	-device "vfio-pci,sysfsdev=/sys/bus/mdev/devices/$2"
+arrived=$(nested_said /tmp/nested-p2p.console '^nested: edu wrote into the NVMe.s buffer at ') ||
+	fail "the guest's edu did not reach its NVMe's buffer"
+say "the guest says: ${arrived#nested: }"
+for u in $p2p_uuids; do
+	echo 1 >"/sys/bus/mdev/devices/$u/remove"
+done
+rmmod smartio_mdev
+meet mdev-p2p-done
 
 meet finished
 demo_unload
@@ -189,4 +219,5 @@ say "SUMMARY: node 1 borrowed node 2's NVMe ($fdid) and its stock nvme driver" \
 	"into node 2's NVMe's buffer, borrowed too, straight through node 2's PCIe." \
 	"A guest of node 1's, given node 2's NVMe through a mediated device," \
 	"wrote 4 MiB with its own nvme driver (md5 ${mdev_sum%% *}), which node 2" \
-	"read back the same."
+	"read back the same; another, given node 2's DMA engine and buffer, had" \
+	"the one write into the other at the guest's address, on node 2."

@@ -75,9 +75,7 @@ vmctl put cmb-fdid "$cmb_fdid"
 vmctl put cmb-bus "$cmb_bus"
 meet p2p-lent
 meet p2p-returned
-say "node 1 returned both: take them back"
-show smartioctl device unavailable "$edu_fdid"
-show smartioctl device unavailable "$cmb_fdid"
+say "node 1 returned both: they stay available, for its guest"
 
 step "lend the NVMe again, for node 1's QEMU"
 show smartioctl device available "$fdid"
@@ -93,6 +91,14 @@ say "$(nvme_ns_of "$bdf")'s first 4 MiB read md5 ${mine%% *} through this node's
 say "the same"
 vmctl put lender-mdev-sum "$mine"
 meet mdev-checked
+meet mdev-p2p-done
+# Where node 1's guest had the edu reach the buffer: at the guest's
+# address for it, mapped in the edu's IOMMU domain here.
+dmesg | grep -q "$edu: reaches BAR 2 of $cmb, lent to node 1 too, at device addresses " ||
+	fail "the edu was not given the buffer at the guest's address"
+say "$(dmesg | sed -n "s/.*\($edu: reaches BAR 2 of .*\)/\1/p" | tail -n 1)"
+show smartioctl device unavailable "$edu_fdid"
+show smartioctl device unavailable "$cmb_fdid"
 
 meet finished
 show smartioctl device remove "$fdid"

@@ -68,3 +68,44 @@ nested_ping() {
 	tail -n 2 /tmp/ping
 	echo "nested: $1 pinged $3: $(grep -o '[0-9]* packets received' /tmp/ping)"
 }
+
+# pci_function VENDOR DEVICE: the PCI name of the guest's first function
+# with those ids; fails where there is none.
+pci_function() {
+	for d in /sys/bus/pci/devices/*; do
+		if [ "$(cat "$d/vendor")" = "$1" ] && [ "$(cat "$d/device")" = "$2" ]; then
+			basename "$d"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# nested_p2p: peer-to-peer between two devices passed to the guest, an
+# edu (QEMU's DMA engine) and an NVMe with a controller memory buffer
+# (BAR 2): the NVMe's memory decoding on, the edu's driver
+# (smartio_edu_test, which turns its bus mastering on as it binds) has it
+# write a pattern into the buffer at the guest-physical address the guest
+# gave it and read it back, and the CPU finds it there. Prints "nested:
+# edu wrote into the NVMe's buffer at ADDR, read back, arrived".
+nested_p2p() {
+	edu=$(pci_function 0x1234 0x11e8) || { echo "nested: no edu"; exit 1; }
+	nvme=$(pci_function 0x1b36 0x0010) || { echo "nested: no NVMe"; exit 1; }
+	buffer=$(sed -n 3p "/sys/bus/pci/devices/$nvme/resource" | cut -d' ' -f1)
+	[ "$((buffer))" -ne 0 ] || { echo "nested: the NVMe has no BAR 2"; exit 1; }
+	echo "nested: edu $edu, NVMe $nvme, its buffer at $buffer"
+	echo 1 >"/sys/bus/pci/devices/$nvme/enable"
+	mount -t debugfs debugfs /sys/kernel/debug
+	modprobe smartio_edu_test
+	if ! echo "$buffer 4242" >"/sys/kernel/debug/smartio_edu_test/$edu/p2p"; then
+		dmesg | grep smartio_edu_test | tail -n 3
+		echo "nested: the edu did not write into the buffer"
+		exit 1
+	fi
+	dmesg | grep -q "smartio_edu_test $edu: p2p: 2048 bytes into $buffer at $buffer, read back, arrived" || {
+		dmesg | grep "smartio_edu_test $edu: p2p: " | tail -n 1
+		echo "nested: no arrival at the buffer's guest-physical address"
+		exit 1
+	}
+	echo "nested: edu wrote into the NVMe's buffer at $buffer, read back, arrived"
+}
