@@ -4,7 +4,9 @@
 # What the benchmarks count on a node (datapath, borrow-latency, nvmeof),
 # as "NAME VALUE" lines: fabric control messages (sent and received, all
 # peers: smartio_ntb's counters), interrupts of the NTB's vectors, all
-# device interrupts (numbered lines of /proc/interrupts, on every CPU),
+# device interrupts (numbered lines of /proc/interrupts, on every CPU) but
+# the rig's vmctl port's (ttyS1: each vmctl reply to the node raises one,
+# six in a benchmark's span, which is the harness talking, not the node),
 # and busy CPU time (every state but idle and iowait) in ms.
 counters() {
 	awk '/^    messages sent/ { m += $3 + $5 } END { print "messages", m + 0 }' \
@@ -12,7 +14,7 @@ counters() {
 	awk 'NR > 1 && $1 ~ /^[0-9]+:$/ {
 		n = 0
 		for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i
-		all += n
+		if ($NF != "ttyS1") all += n
 		if ($NF ~ /-(db[0-9]+|link)$/) ntb += n
 	} END { print "ntb_irqs", ntb + 0; print "device_irqs", all + 0 }' /proc/interrupts
 	echo "cpu_ms $(cpu_ms)"
@@ -40,11 +42,32 @@ counter_delta() {
 # lender_device_irqs and lender_cpu_ms (vmctl put), then meets "counted".
 lender_counts() {
 	before=$(counters)
+	cp /proc/interrupts /tmp/interrupts.before
 	vmctl barrier start
 	vmctl barrier ran
 	after=$(counters)
+	irqs_grown /tmp/interrupts.before /proc/interrupts
 	for c in messages ntb_irqs device_irqs cpu_ms; do
 		vmctl put "lender_$c" "$(counter_delta "$before" "$after" "$c")"
 	done
 	vmctl barrier counted
+}
+
+# irqs_grown BEFORE AFTER: prints, for the log, each numbered interrupt of
+# /proc/interrupts that grew between the two copies: "lender: irq N
+# (its name): +COUNT", so that what device_irqs counts can be told apart.
+irqs_grown() {
+	awk 'function total(   i, n) {
+		n = 0
+		for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i
+		return n
+	}
+	FNR == 1 { file++ }
+	$1 ~ /^[0-9]+:$/ {
+		if (file == 1) { was[$1] = total(); next }
+		grew = total() - was[$1]
+		irq = $1
+		sub(/:$/, "", irq)
+		if (grew > 0) print "lender: irq " irq " (" $NF "): +" grew
+	}' "$1" "$2"
 }
